@@ -90,6 +90,18 @@ static PACKAGE_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(@[a-z0-9][a-z0-9._-]*/)?[a-z0-9][a-z0-9._-]*[a-z0-9]$").expect("static regex")
 });
 
+/// A heading above the line being read, with what its words say about the lines below
+/// it (read once, as it opens).
+struct OpenHeading {
+    level: usize,
+    /// Lower case.
+    title: String,
+    /// It names a plan or a past ("Next steps", "Recently Completed (March 2026)").
+    not_current: bool,
+    /// It is about an MCP server (`### Serena MCP`).
+    about_mcp: bool,
+}
+
 /// Every claim of one memory file, in line order.
 pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
     let ranges = crate::markup::markdown::non_prose_ranges(text);
@@ -101,9 +113,8 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
     let prose = crate::markup::markdown::prose_only(text);
     let mut out = Vec::new();
     let mut line_start = 0;
-    // The headings above the line, outermost first, each with whether it names a plan or
-    // a past (read once, as it opens): a plan's subsections are plans too.
-    let mut headings: Vec<(usize, String, bool)> = Vec::new();
+    // The headings above the line, outermost first: a plan's subsections are plans too.
+    let mut headings: Vec<OpenHeading> = Vec::new();
     let mut span_index = 0;
     let gone = gone_sentences(&prose);
     for (index, line) in prose.split_inclusive('\n').enumerate() {
@@ -112,7 +123,7 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         line_start = range.end;
         let trimmed = line.trim_start();
         if let Some((level, title)) = crate::markup::markdown::heading(line.trim_end()) {
-            while headings.last().is_some_and(|(l, _, _)| *l >= level) {
+            while headings.last().is_some_and(|h| h.level >= level) {
                 headings.pop();
             }
             let title = title.to_lowercase();
@@ -120,7 +131,13 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
             // what held then.
             let not_current =
                 NOT_CURRENT_HEADINGS.iter().any(|w| title.contains(w)) || names_a_year(&title);
-            headings.push((level, title, not_current));
+            let about_mcp = names_mcp(&title);
+            headings.push(OpenHeading {
+                level,
+                title,
+                not_current,
+                about_mcp,
+            });
             continue;
         }
         // What the line strikes through, the memory itself marks as no longer so.
@@ -151,10 +168,10 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         if trimmed.starts_with('>') {
             continue;
         }
-        if headings.iter().any(|(_, _, not_current)| *not_current) {
+        if headings.iter().any(|h| h.not_current) {
             continue;
         }
-        let lower_heading = headings.last().map_or("", |(_, h, _)| h.as_str());
+        let lower_heading = headings.last().map_or("", |h| h.title.as_str());
         // The prose of the line (code spans blanked, so a name like `legacy.rs` is
         // not read as a word about the past).
         let lower = line.to_lowercase();
@@ -166,8 +183,7 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         // what not to write (❌ `usrAuth`) are examples, not the code's names.
         // Names in a section or on a line about an MCP server (`### Serena MCP`, "the
         // `query_docs` MCP tool") are that server's tools and settings.
-        let about_mcp =
-            names_mcp(&lower) || headings.iter().any(|(_, heading, _)| names_mcp(heading));
+        let about_mcp = names_mcp(&lower) || headings.iter().any(|h| h.about_mcp);
         let kind = FileKind {
             names_code: kind.names_code && !is_naming_example(&lower) && !about_mcp,
             ..kind
