@@ -135,7 +135,8 @@ impl InstructionFiles {
             && instruction_family()
                 .filter(|member| member.reads_dot_dir)
                 .any(|member| first.is_some_and(|f| f == member.dot_dir));
-        name == self.main || name == self.local || in_rules || self.is_miscased(&name)
+        let at_top = rel.parent().is_none_or(|p| p.as_os_str().is_empty());
+        name == self.main || name == self.local || in_rules || (at_top && self.is_miscased(&name))
     }
 
     /// Whether `file_name` is the main file's name in another case (`agents.md`,
@@ -234,6 +235,16 @@ mod tests {
         assert_eq!((p.role, p.layer), (Role::Rules, Some(2)));
         let p = ClaudeMd.place(&PathBuf::from("statusline/CLAUDE.md"));
         assert_eq!((p.layer, p.load), (Some(4), LoadKind::OnDemand));
+    }
+
+    #[test]
+    fn the_main_file_in_another_case_is_kept_at_the_top_only_and_never_loads() {
+        use crate::formats::agents_md::AgentsMd;
+        let top = Path::new("agents.md");
+        assert!(AgentsMd.keeps(top));
+        assert_eq!(AgentsMd.place(top).load, LoadKind::Never);
+        // Below the top, a document about agents is no instruction file of the project.
+        assert!(!AgentsMd.keeps(Path::new("docs/agents.md")));
     }
 
     #[test]
