@@ -9,7 +9,7 @@ use super::entry::{
     is_block_section, names_a_field, read_fields, read_heading,
 };
 use super::entry::{is_decision_section_heading, is_field_label};
-use super::events::{Event, scan_events};
+use super::events::{DateStamp, Event, scan_events};
 use super::meaning::{
     is_open_question, is_pointer, kind_of_title, names_an_option_not_taken, status_from_title,
 };
@@ -113,6 +113,49 @@ fn is_thematic_break(line: &str) -> bool {
         && (t.bytes().all(|b| b == b'-')
             || t.bytes().all(|b| b == b'*')
             || t.bytes().all(|b| b == b'_'))
+}
+
+/// For each line, the date of the innermost section around it that gives one: its
+/// heading's (`### 디자인 결정 (2026-05-02 추가)`) or a date field in its own text before
+/// its first sub-heading, quoted or not (`> **결정일**: 2026-05-01`).
+fn section_dates(
+    lines: &[&str],
+    mask: &[bool],
+    events: &[(usize, Event)],
+) -> Vec<Option<DateStamp>> {
+    let headings: Vec<(usize, usize, &str)> = events
+        .iter()
+        .filter_map(|(line, event)| match event {
+            Event::Heading { level, text } => Some((*line, *level, text.as_str())),
+            _ => None,
+        })
+        .collect();
+    let mut out = vec![None; lines.len()];
+    if headings.is_empty() {
+        return out;
+    }
+    // Open sections, outermost first: (level, date).
+    let mut open: Vec<(usize, Option<DateStamp>)> = Vec::new();
+    for (index, &(line, level, text)) in headings.iter().enumerate() {
+        while open.last().is_some_and(|(l, _)| *l >= level) {
+            open.pop();
+        }
+        let body_end = headings.get(index + 1).map_or(lines.len(), |next| next.0);
+        let own = read_heading(text).date.or_else(|| {
+            read_fields(
+                (line + 1..body_end)
+                    .filter(|i| mask[*i])
+                    .map(|i| lines[i].trim_start().trim_start_matches('>').trim_start()),
+            )
+            .date
+        });
+        open.push((level, own));
+        let innermost = open.iter().rev().find_map(|(_, date)| *date);
+        for slot in &mut out[line..body_end] {
+            *slot = innermost;
+        }
+    }
+    out
 }
 
 /// The first value in sorted `values` greater than `after`.
@@ -658,6 +701,15 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     // level, or a footer. `enders[level]` holds the lines of the headings of that level or
     // higher and of footers, in order, and a forward cursor over it finds each end: a log
     // of 100k entries must not cost 100k² steps.
+    // Read only where a table row lacks a date: it is a second pass over every section.
+    let section_dates = if drafts
+        .iter()
+        .any(|d| d.style == DecisionStyle::TableRow && d.date.is_none())
+    {
+        section_dates(&lines, &mask, &events)
+    } else {
+        Vec::new()
+    };
     let mut enders: [Vec<usize>; 7] = Default::default();
     for (line, event) in &events {
         let from = match event {
@@ -815,7 +867,16 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
         let inherited = group_date
             .filter(|(s, b, _)| draft.start > *s && draft.start < *b)
             .map(|(_, _, d)| d);
-        let date = draft.date.or(fields.date).or(above.date).or(inherited);
+        // A table row has no body of its own: the section it stands in may date it.
+        let section_date = (draft.style == DecisionStyle::TableRow)
+            .then(|| section_dates.get(draft.start).copied().flatten())
+            .flatten();
+        let date = draft
+            .date
+            .or(fields.date)
+            .or(above.date)
+            .or(inherited)
+            .or(section_date);
         let inherited_month = group_month
             .filter(|(s, b, _)| draft.start > *s && draft.start < *b)
             .map(|(_, _, m)| m);

@@ -717,3 +717,20 @@ fn a_problem_column_leads_to_its_decision() {
     let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
     assert_eq!(titles, ["CORS * 허용 → 허용 도메인 제한"]);
 }
+
+#[test]
+fn a_table_row_takes_the_date_its_section_gives_once() {
+    let text = "# 의사결정\n\n## Part G: 스터디 모듈\n\n> **결정일**: 2026-05-01\n\n\
+### 결정 요약\n\n| # | 항목 | 결정 |\n|---|---|---|\n| O-1 | 모듈 | 별도 라우트 |\n\n\
+## Part H\n\n| # | 항목 | 결정 |\n|---|---|---|\n| H-1 | 캐시 | Redis |\n";
+    let d = log(text);
+    let got: Vec<(&str, Option<NaiveDate>)> =
+        d.iter().map(|d| (d.title.as_str(), d.date)).collect();
+    assert_eq!(
+        got,
+        [
+            ("모듈: 별도 라우트", date("2026-05-01")),
+            ("캐시: Redis", None)
+        ]
+    );
+}
