@@ -1,6 +1,11 @@
 use super::super::tests::{date, log, time};
 use super::*;
 
+/// Each entry as its title and date.
+fn titles_and_dates(entries: &[Decision]) -> Vec<(&str, Option<NaiveDate>)> {
+    entries.iter().map(|d| (d.title.as_str(), d.date)).collect()
+}
+
 #[test]
 fn cline_blocks_with_date_and_status_bullets() {
     let text = "# Decision Log\n\n\
@@ -236,8 +241,7 @@ fn a_deeper_heading_dated_by_its_own_field_is_a_record_beside_the_open_one() {
 #### [設計変更] logger の明示的初期化\n- **発生日:** 2025-04-19\n- **理由:** テスト\n\n\
 #### 背景\n長い説明。\n\n#### Data da decisão\n2025-04-20\n";
     let d = log(text);
-    let got: Vec<(&str, Option<NaiveDate>)> =
-        d.iter().map(|d| (d.title.as_str(), d.date)).collect();
+    let got = titles_and_dates(&d);
     assert_eq!(
         got,
         [
@@ -667,8 +671,7 @@ fn a_dated_heading_naming_decisions_over_a_table_dates_its_rows() {
     let text = "# 의사결정\n\n### 디자인 결정 (2026-05-02 추가)\n\n| # | 항목 | 결정 |\n|---|---|---|\n\
 | O-19 | 명칭 | AI 스터디 코치 |\n| O-20 | 톤 | 차분한 구어체 |\n";
     let d = log(text);
-    let got: Vec<(&str, Option<NaiveDate>)> =
-        d.iter().map(|d| (d.title.as_str(), d.date)).collect();
+    let got = titles_and_dates(&d);
     assert_eq!(
         got,
         [
@@ -724,8 +727,7 @@ fn a_table_row_takes_the_date_its_section_gives_once() {
 ### 결정 요약\n\n| # | 항목 | 결정 |\n|---|---|---|\n| O-1 | 모듈 | 별도 라우트 |\n\n\
 ## Part H\n\n| # | 항목 | 결정 |\n|---|---|---|\n| H-1 | 캐시 | Redis |\n";
     let d = log(text);
-    let got: Vec<(&str, Option<NaiveDate>)> =
-        d.iter().map(|d| (d.title.as_str(), d.date)).collect();
+    let got = titles_and_dates(&d);
     assert_eq!(
         got,
         [
