@@ -161,7 +161,7 @@ finding_codes! {
         "Create the file from the format's template (`mbank init` never overwrites) or remove the format's markers if the folder is not that kind of bank. When the folder only looks like the format by its name, this is information only.";
     MissingRecommendedFile = "missing-recommended-file", Info..=Warning, FormatSpecification,
         "A file the bank's format recommends is missing",
-        "Agents of this format expect the file; create it when the project needs it.";
+        "Agents of this format expect the file; create it when the project needs it. A file the format's specification adds to the agent's own documented set (the memory bank specification's decision log, beyond the six core files of Cline's documentation) is information for a bank that holds that whole set.";
     MissingDeclaredFile = "missing-declared-file", Warning..=Warning, ProjectRules,
         "A file the project's rules list is missing",
         "The project's agent rules name this memory file, but it does not exist: create it or drop it from the rules.";

@@ -57,7 +57,34 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
         (Role::Tech, "techContext.md"),
         (Role::Decisions, "decisionLog.md"),
     ],
+    suggested: &[],
+    suggested_because: "",
 };
+
+/// A bank holding the six core files Cline's own memory bank documentation lists keeps
+/// to that list: the specification's seventh, the decision log, is suggested to it.
+const AS_CLINE_DOCUMENTS: ExpectedFiles = ExpectedFiles {
+    required: EXPECTED.required,
+    recommended: &[
+        (Role::Product, "productContext.md"),
+        (Role::Patterns, "systemPatterns.md"),
+        (Role::Tech, "techContext.md"),
+    ],
+    suggested: &[(Role::Decisions, "decisionLog.md")],
+    suggested_because: "the memory bank specification adds it as a seventh core file; \
+                        Cline's own memory bank documentation lists six, and this bank \
+                        holds all six",
+};
+
+/// The roles of the six core files Cline's memory bank documentation lists.
+const CLINE_DOCUMENTED_ROLES: [Role; 6] = [
+    Role::Brief,
+    Role::Product,
+    Role::Patterns,
+    Role::Tech,
+    Role::Active,
+    Role::Progress,
+];
 
 /// Cline's seven core files in read order (the Cline memory bank spec).
 pub(crate) const TEMPLATES: [(&str, &str); 7] = [
@@ -214,8 +241,17 @@ impl FormatRules for Cline {
         bank_budgets(false)
     }
 
-    fn expected_files(&self, _bank: &Bank) -> ExpectedFiles {
-        EXPECTED
+    fn expected_files(&self, bank: &Bank) -> ExpectedFiles {
+        let at_top = |role: Role| {
+            bank.files.iter().any(|f| {
+                f.role == role && !f.is_virtual() && f.path.parent() == Some(bank.root.as_path())
+            })
+        };
+        if CLINE_DOCUMENTED_ROLES.into_iter().all(at_top) {
+            AS_CLINE_DOCUMENTS
+        } else {
+            EXPECTED
+        }
     }
 
     /// Four of Cline's own file names prove a Cline bank; RooFlow, cursor-memory-bank and

@@ -36,6 +36,8 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
         (Role::Product, "product-context.md"),
     ],
     recommended: &[],
+    suggested: &[],
+    suggested_because: "",
 };
 
 /// ConKeeper's files (the ConKeeper schema, "Directory Structure"); the configuration is written as

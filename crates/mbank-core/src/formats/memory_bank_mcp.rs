@@ -35,6 +35,8 @@ const EXPECTED: ExpectedFiles = ExpectedFiles {
         (Role::Decisions, "decision-log.md"),
         (Role::Patterns, "system-patterns.md"),
     ],
+    suggested: &[],
+    suggested_because: "",
 };
 
 /// What a `memory-bank/` folder and its project folder say about the bank's format,

@@ -926,6 +926,11 @@ pub struct ExpectedFiles {
     pub required: &'static [(Role, &'static str)],
     /// Missing: a warning, under the same proviso.
     pub recommended: &'static [(Role, &'static str)],
+    /// Files the format's specification adds to those the agent's own documentation
+    /// lists, where the bank keeps to the agent's list: missing, information, with
+    /// `suggested_because` saying whose list holds them.
+    pub suggested: &'static [(Role, &'static str)],
+    pub suggested_because: &'static str,
 }
 
 #[cfg(test)]

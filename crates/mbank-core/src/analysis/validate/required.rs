@@ -308,6 +308,8 @@ pub(super) fn check_required(
     let ExpectedFiles {
         required,
         recommended,
+        suggested,
+        suggested_because,
     } = formats::rules(bank.format).expected_files(bank);
     let present: Vec<&MemoryFile> = bank
         .files
@@ -402,6 +404,20 @@ pub(super) fn check_required(
                 });
             }
         }
+        for &(role, name) in suggested {
+            check_expected_file(&present, &top_files, (role, name), out, |out| {
+                out.push(Finding::new(
+                    Severity::Info,
+                    FindingCode::MissingRecommendedFile,
+                    &bank.root,
+                    None,
+                    format!(
+                        "{name} ({role}) is not in the {}: {suggested_because}",
+                        bank.format.label()
+                    ),
+                ));
+            });
+        }
     }
     // Two spellings of one core file (activeContext.md and active-context.md): the agent
     // reads one and the other silently drifts. Names that only share a role
@@ -410,7 +426,8 @@ pub(super) fn check_required(
     for file in &present {
         let core = required
             .iter()
-            .chain(recommended.iter())
+            .chain(recommended)
+            .chain(suggested)
             .any(|(r, _)| *r == file.role);
         if !core {
             continue;
@@ -641,6 +658,53 @@ mod tests {
                 .iter()
                 .any(|f| f.severity == Severity::Warning && f.message.contains("systemPatterns"))
         );
+    }
+
+    #[test]
+    fn a_bank_of_clines_six_documented_files_is_only_told_of_the_decision_log() {
+        let six = [
+            "projectbrief.md",
+            "productContext.md",
+            "systemPatterns.md",
+            "techContext.md",
+            "activeContext.md",
+            "progress.md",
+        ];
+        let decision_log = |findings: &[Finding]| -> Vec<(Severity, String)> {
+            of_code(findings, "missing-recommended-file")
+                .into_iter()
+                .filter(|f| f.message.contains("decisionLog.md"))
+                .map(|f| (f.severity, f.message.clone()))
+                .collect()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        for name in six {
+            write(
+                &dir.path().join("memory-bank").join(name),
+                "# Core\n\ntext\n",
+            );
+        }
+        let findings = required_findings(dir.path(), "memory-bank");
+        let told = decision_log(&findings);
+        assert_eq!(told.len(), 1, "{findings:?}");
+        assert_eq!(told[0].0, Severity::Info);
+        assert!(
+            told[0]
+                .1
+                .contains("Cline's own memory bank documentation lists six")
+        );
+        // Short of the six, the bank keeps to the specification's list: still a warning.
+        let dir = tempfile::tempdir().unwrap();
+        for name in six.into_iter().filter(|n| *n != "techContext.md") {
+            write(
+                &dir.path().join("memory-bank").join(name),
+                "# Core\n\ntext\n",
+            );
+        }
+        let findings = required_findings(dir.path(), "memory-bank");
+        let told = decision_log(&findings);
+        assert_eq!(told.len(), 1, "{findings:?}");
+        assert_eq!(told[0].0, Severity::Warning);
     }
 
     #[test]
