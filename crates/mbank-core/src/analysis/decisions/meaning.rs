@@ -439,6 +439,60 @@ pub(super) fn is_open_question(text: &str) -> bool {
         || QUESTION_LEADS.iter().any(|lead| lower.starts_with(lead))
 }
 
+/// Words opening a question about why something is as it is ("Why Vite?",
+/// "為什麼選擇 React？"), in the languages banks are kept in.
+const WHY_LEADS: &[&str] = &[
+    "why",
+    "pourquoi",
+    "por qué",
+    "por que",
+    "porque",
+    "warum",
+    "weshalb",
+    "wieso",
+    "perché",
+    "perchè",
+    "почему",
+    "зачем",
+    "чому",
+    "neden",
+    "niçin",
+    "mengapa",
+    "kenapa",
+    "tại sao",
+    "vì sao",
+    "dlaczego",
+    "waarom",
+    "varför",
+    "hvorfor",
+    "miksi",
+    "为什么",
+    "為什麼",
+    "为什麽",
+    "為什么",
+    "为何",
+    "為何",
+    "なぜ",
+    "何故",
+    "どうして",
+    "왜",
+];
+
+/// Whether a title asks why something is as it is: a decision explained, where the body
+/// records the answer, rather than one still to take.
+pub(super) fn asks_why(title: &str) -> bool {
+    let plain = strip_markup(title);
+    let lower = plain.trim().to_lowercase();
+    // A numbered question ("3. Why Vite?") asks the same.
+    let unnumbered = lower.trim_start_matches(|c: char| c.is_ascii_digit());
+    let lower = if unnumbered.len() < lower.len() {
+        unnumbered.trim_start_matches(['.', ')', ':']).trim_start()
+    } else {
+        &lower
+    };
+    WHY_LEADS.iter().any(|lead| leads_with(lower, lead))
+}
+
 /// Leading words of a consideration or a possibility rather than a decision taken
 /// ("Possibly extend it later", "Возможно, позже …", "今後は…").
 const CONSIDERATION_LEADS: &[&str] = &[
@@ -753,6 +807,19 @@ mod tests {
         assert!(is_open_question("Decision needed: which queue?"));
         assert!(is_open_question("Do we keep the monolith?"));
         assert!(!is_open_question("Keep the monolith"));
+        for why in [
+            "Why Vite instead of Create React App?",
+            "為什麼選擇 React + TypeScript？",
+            "Pourquoi PostgreSQL ?",
+            "Почему SQLite?",
+            "왜 Rust인가?",
+            "2. Why Vite?",
+        ] {
+            assert!(is_open_question(why) && asks_why(why), "{why}");
+        }
+        for not_why in ["Do we keep the monolith?", "Whyte's library", "Porquería"] {
+            assert!(!asks_why(not_why), "{not_why}");
+        }
         assert!(is_consideration(
             "В будущем возможно расширение функциональности"
         ));

@@ -16,8 +16,8 @@ use super::entry::{
 };
 use super::events::leading_stamp;
 use super::meaning::{
-    is_consideration, is_open_question, is_pointer, kind_of_title, names_an_option_not_taken,
-    names_not_made, status_from_title,
+    asks_why, is_consideration, is_open_question, is_pointer, kind_of_title,
+    names_an_option_not_taken, names_not_made, status_from_title,
 };
 use super::tables::{is_separator_row, row_of, table_cells, table_columns};
 use super::text::{
@@ -335,9 +335,11 @@ impl SectionSource<'_> {
             }
             let heading = read_heading(text);
             let (title, marked_status) = without_status_mark(&unnumbered(&heading.title));
+            // "Why Vite?" over the fields of a record explains a decision taken.
+            let explained = || asks_why(&title) && self.fields(start + 1, end).has_marker;
             if title.is_empty()
                 || is_placeholder(&title)
-                || is_open_question(&title)
+                || (is_open_question(&title) && !explained())
                 || names_an_option_not_taken(&title)
             {
                 continue;
@@ -652,6 +654,14 @@ mod tests {
 ## Key Decisions\n- Use Redis for the cache\n";
         let titles: Vec<String> = sections(text).into_iter().map(|d| d.title).collect();
         assert_eq!(titles, ["Use Redis for the cache"]);
+    }
+
+    #[test]
+    fn a_why_question_under_decisions_with_fields_is_an_entry() {
+        let text = "# CLAUDE.md\n\n## Key Decisions\n\n### Why SQLite?\n\n**Reason**: one file\n\n\
+### Why is CI slow?\n\nWe do not know.\n\n### Should we add Redis?\n\n**Reason**: cache\n";
+        let titles: Vec<String> = sections(text).into_iter().map(|d| d.title).collect();
+        assert_eq!(titles, ["Why SQLite?"]);
     }
 
     #[test]

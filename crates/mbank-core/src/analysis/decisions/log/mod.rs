@@ -11,7 +11,8 @@ use super::entry::{
 use super::entry::{is_decision_section_heading, is_field_label};
 use super::events::{DateStamp, Event, scan_events};
 use super::meaning::{
-    is_open_question, is_pointer, kind_of_title, names_an_option_not_taken, status_from_title,
+    asks_why, is_open_question, is_pointer, kind_of_title, names_an_option_not_taken,
+    status_from_title,
 };
 use super::text::{clean_title, is_placeholder, may_contain_word, strip_markup};
 use super::{Decision, DecisionKind, DecisionStatus, DecisionStyle};
@@ -532,8 +533,10 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     continue;
                 }
                 let heading = read_heading(text);
+                // "Why Vite?" over the fields of a record explains a decision taken.
+                let explained = || asks_why(&heading.title) && body_has_fields(position, *level);
                 if is_placeholder(&heading.title)
-                    || is_open_question(&heading.title)
+                    || (is_open_question(&heading.title) && !explained())
                     || names_an_option_not_taken(&heading.title)
                 {
                     continue;

@@ -736,3 +736,20 @@ fn a_table_row_takes_the_date_its_section_gives_once() {
         ]
     );
 }
+
+#[test]
+fn a_why_question_over_a_records_fields_explains_a_decision_taken() {
+    let text = "# 重要決策記錄\n\n## 技術選型決策\n\n### 1. 為什麼選擇 Vite？\n\n\
+**決策日期**: 專案初始化時\n\n**選擇原因**:\n- 速度\n\n---\n\n\
+### 2. Why not Redux?\n\n**Date**: 2026-03-04\n\n**Reason**: one component holds the state\n\n\
+## 未來決策待定\n\n### 3. 是否添加背景音樂？\n\n**Date**: 2026-03-05\n\n\
+### 4. Why is the build slow?\n\nNobody knows yet.\n";
+    let d = log(text);
+    assert_eq!(
+        titles_and_dates(&d),
+        [
+            ("1. 為什麼選擇 Vite？", None),
+            ("2. Why not Redux?", date("2026-03-04"))
+        ]
+    );
+}
