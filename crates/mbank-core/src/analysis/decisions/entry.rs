@@ -46,6 +46,13 @@ static DATE_SPAN_LAST: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)^(?P<rest>.*?\S)\s*(?:[-–—:|,]\s*|\s)[\[(]?{DATE_TIME}\s*(?:to|until|till|through|bis|до|по|al|a|à|até|au|~|〜|～|–|—|-)\s*\d{{4}}[-/.]\d{{1,2}}[-/.]\d{{1,2}}[\])]?$"
     ))
 });
+/// A bold label numbering one of several decisions and naming it (`- **Decision (1) — Use
+/// X.** Why: …`, `**Decisão 2: Y**`): the name, up to the bold's end.
+static NUMBERED_DECISION: LazyLock<Regex> = LazyLock::new(|| {
+    regex(
+        r"(?i)^(?:[-*+]\s+)?\*\*(?:decision|decisão|decisao|decisión|décision|entscheidung|decisione|beslissing|decyzja|karar|keputusan|решение|рішення|决定|決定|决策|決策|결정)\s*(?:\(\s*\d{1,3}\s*\)|#?\s*\d{1,3})\s*[:：\-–—.]\s*(?P<name>.+?)(?:\*\*|$)",
+    )
+});
 /// `ADR-0011: X`, `ADR 12 — X`, `ADR-3.`, `[ADR-7] X`, `ADR-1：X`.
 static ADR_TITLE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
@@ -237,6 +244,12 @@ pub(super) struct EntryFields {
 /// What a line of fields (`Decision: X | Reason: Y | Alternative: Z`, or with dashes
 /// between them, in any language) says was decided: its decision field's value.
 pub(super) fn decision_of_fields(text: &str) -> Option<String> {
+    if let Some(numbered) = NUMBERED_DECISION.captures(text) {
+        let name = clean_title(numbered["name"].trim().trim_end_matches(['.', ':', '：']));
+        if !name.is_empty() {
+            return Some(name);
+        }
+    }
     text.split(" | ")
         .flat_map(|part| part.split(" — "))
         .flat_map(|part| part.split(" – "))

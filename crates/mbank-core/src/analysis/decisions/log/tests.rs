@@ -753,3 +753,22 @@ fn a_why_question_over_a_records_fields_explains_a_decision_taken() {
         ]
     );
 }
+
+#[test]
+fn numbered_decision_labels_under_a_dated_heading_are_entries_of_their_own() {
+    let text = "# Decisions Log\n\n## 2026-08-09 — Card layout and art\n\
+- **Decision (1) — `items-center` on the card's button.** Asked by the coach.\n  \
+**Why:** the block looked left-aligned.\n\
+- **Decision (2) — the art is inlined as SVG\n  (`?raw`).** **Why:** WebKit blurs it.\n\
+- **Honest note:** the page may have been cached.\n\n\
+## 2026-08-07 — One choice only\n- **Decisão 1: seed outside the migrations.** Why: replays.\n";
+    let d = log(text);
+    assert_eq!(
+        titles_and_dates(&d),
+        [
+            ("items-center on the card's button", date("2026-08-09")),
+            ("the art is inlined as SVG (?raw)", date("2026-08-09")),
+            ("One choice only", date("2026-08-07"))
+        ]
+    );
+}
