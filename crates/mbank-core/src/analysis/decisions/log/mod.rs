@@ -286,6 +286,11 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                     !says_nothing
                 })
     };
+    // "### Why SVG placeholders instead of real images" over the prose giving the reason:
+    // a decision explained (a question, "Why is CI slow?", needs a record's fields).
+    let explains_in_prose = |title: &str, position: usize, level: usize| -> bool {
+        asks_why(title) && !is_open_question(title) && body_has_prose(position, level)
+    };
     // Whether a heading's body leaves its choice empty (`**Project choice:**` with
     // nothing after it): a decision still to take.
     let undecided = |fields: &EntryFields| -> bool {
@@ -437,8 +442,10 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 continue;
             }
             let child = read_heading(text);
+            let child_position = position + 1 + offset;
             if child.certain
-                || (!child.title.is_empty() && body_has_fields(position + 1 + offset, *l))
+                || (!child.title.is_empty() && body_has_fields(child_position, *l))
+                || explains_in_prose(&child.title, child_position, *l)
             {
                 return true;
             }
@@ -598,7 +605,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                                 body_has_prose(position, *level)
                             }
                         } else {
-                            false
+                            explains_in_prose(&heading.title, position, *level)
                         }
                     }
                 } else {

@@ -772,3 +772,23 @@ fn numbered_decision_labels_under_a_dated_heading_are_entries_of_their_own() {
         ]
     );
 }
+
+#[test]
+fn why_sections_under_a_dated_heading_are_the_decisions_it_groups() {
+    let text = "# Decisions Log\n\n## 2026-05-03 — Static assets\n\n\
+### Why SVG placeholders instead of real images\nThe assets are copyrighted.\n\n\
+### Why ruff line-length is 120\nChinese strings double the width.\n\n\
+## 2026-05-04 — Keep Postgres\n\n### Why is CI slow?\nNobody knows yet.\n";
+    let d = log(text);
+    assert_eq!(
+        titles_and_dates(&d),
+        [
+            (
+                "Why SVG placeholders instead of real images",
+                date("2026-05-03")
+            ),
+            ("Why ruff line-length is 120", date("2026-05-03")),
+            ("Keep Postgres", date("2026-05-04"))
+        ]
+    );
+}
