@@ -153,6 +153,13 @@ fn a_repository_with_renamed_removed_and_existing_code_gives_exactly_the_expecte
             9,
             "`make release`: no Makefile has a target `release` (defined: deploy)".into(),
         ),
+        // A shell block's command runs a script; `cat` hands no file to an interpreter.
+        (
+            "claim-missing-script".into(),
+            patterns.clone(),
+            13,
+            "`npm run in-a-block`: no package.json defines a script `in-a-block` (defined: build, test)".into(),
+        ),
         (
             "claim-missing-dependency".into(),
             "memory-bank/techContext.md".into(),

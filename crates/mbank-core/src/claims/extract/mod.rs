@@ -1,7 +1,8 @@
 //! What a memory file's prose claims about the code: paths, scripts, symbols,
 //! environment variables and (in the tech context) dependencies. Code blocks, HTML
-//! comments, block quotes and template or example sections are not claims; inline code
-//! spans are read, since that is where prose names code. Conservative by design: a token
+//! comments, block quotes and template or example sections are not claims, except the
+//! commands of a shell block (`commands`); inline code spans are read, since that is
+//! where prose names code. Conservative by design: a token
 //! that could be something else (a URL, a glob, a placeholder, a product name, a plan
 //! for later, a note that something was removed) is no claim. The word lists behind
 //! those judgements are in `vocabulary`.
@@ -10,7 +11,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+mod commands;
 mod vocabulary;
+
+use commands::{PACKAGE_RUN, script_claim, shell_claims};
 
 use vocabulary::{
     BARE_FILES, DEPENDENCY_HEADINGS, EXTENSIONS, GONE_WORDS, JS_LIBRARIES, NEW_FILE_MARKS,
@@ -75,15 +79,6 @@ static PLAIN_PATH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?:^|[\s(])((?:\./)?[A-Za-z0-9_.@-]+(?:/[A-Za-z0-9_.@-]+)+/?)")
         .expect("static regex")
 });
-static PACKAGE_RUN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(npm|pnpm|yarn|bun) run ([A-Za-z0-9][A-Za-z0-9:_.-]*)").expect("static regex")
-});
-static PYTHON_RUN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(poetry|uv|pdm) run ([A-Za-z0-9][A-Za-z0-9_.-]*)").expect("static regex")
-});
-static TOOL_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^(make|just|cargo) ([A-Za-z0-9][A-Za-z0-9_.:-]*)(\s|$)").expect("static regex")
-});
 static IDENT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z_][A-Za-z0-9_]*$").expect("static regex"));
 static PACKAGE_NAME: LazyLock<Regex> = LazyLock::new(|| {
@@ -117,6 +112,8 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
     let mut headings: Vec<OpenHeading> = Vec::new();
     let mut span_index = 0;
     let gone = gone_sentences(&prose);
+    // Commands in shell blocks, taken up with the line they are on.
+    let mut commands = shell_claims(text).into_iter().peekable();
     for (index, line) in prose.split_inclusive('\n').enumerate() {
         let number = index + 1;
         let range = line_start..line_start + line.len();
@@ -179,6 +176,10 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
             continue;
         }
         let before = out.len();
+        while commands.next_if(|c| c.line < number).is_some() {}
+        out.extend(std::iter::from_fn(|| {
+            commands.next_if(|c| c.line == number)
+        }));
         // Names on a line about naming (`snake_case (calculate_risk_score)`) or marked as
         // what not to write (❌ `usrAuth`) are examples, not the code's names.
         // Names in a section or on a line about an MCP server (`### Serena MCP`, "the
@@ -673,56 +674,6 @@ fn link_target(target: &str) -> Option<String> {
         return clean_path(&decoded).map(str::to_string);
     }
     path_candidate(&decoded, true)
-}
-
-/// A script run by a command in a code span.
-fn script_claim(code: &str) -> Option<(ClaimKind, String)> {
-    let code = code.trim();
-    if let Some(captures) = PACKAGE_RUN.captures(code)
-        && captures.get(0).is_some_and(|m| m.start() == 0)
-    {
-        let tool = captures.get(1)?.as_str();
-        let name = captures.get(2)?.as_str();
-        return Some((
-            ClaimKind::Script {
-                runner: Runner::Package,
-                command: format!("{tool} run {name}"),
-            },
-            name.to_string(),
-        ));
-    }
-    if let Some(captures) = PYTHON_RUN.captures(code) {
-        let tool = captures.get(1)?.as_str();
-        let name = captures.get(2)?.as_str();
-        return Some((
-            ClaimKind::Script {
-                runner: Runner::Python,
-                command: format!("{tool} run {name}"),
-            },
-            name.to_string(),
-        ));
-    }
-    if let Some(captures) = TOOL_COMMAND.captures(code) {
-        let tool = captures.get(1)?.as_str();
-        let name = captures.get(2)?.as_str();
-        // `make VAR=x` and paths are not targets.
-        if name.contains('=') || name.contains('/') {
-            return None;
-        }
-        let runner = match tool {
-            "make" => Runner::Make,
-            "just" => Runner::Just,
-            _ => Runner::Cargo,
-        };
-        return Some((
-            ClaimKind::Script {
-                runner,
-                command: format!("{tool} {name}"),
-            },
-            name.to_string(),
-        ));
-    }
-    None
 }
 
 /// Trims a location suffix (`:42`, `:42:7`, `#L42`) and a leading `./`.

@@ -313,3 +313,25 @@ fn names_about_an_mcp_server_are_its_tools() {
     );
     assert_eq!(found, vec![(ClaimKind::Symbol, "loadUsers".into(), 10)]);
 }
+
+#[test]
+fn commands_in_shell_blocks_are_claims_until_the_block_changes_folder() {
+    let package = |name: &str| ClaimKind::Script {
+        runner: Runner::Package,
+        command: format!("npm run {name}"),
+    };
+    let found = texts(
+        "# Tech\n\n```bash\n# Development\n$ npm run dev:vite   # legacy\npython3 -u scripts/seed.py && \
+python -m http.server\n./scripts/deploy.sh\nnode -e 'x.js'\ncd web && npm run web-only\nnpm run after-cd\n```\n\n\
+```sh\ncat > notes.py <<EOF\npython scripts/in_heredoc.py\nEOF\n```\n\n\
+```python\nnpm run in_python\n```\n\n## Old setup (2023)\n\n```bash\nnpm run retired\n```\n",
+    );
+    assert_eq!(
+        found,
+        vec![
+            (package("dev:vite"), "dev:vite".into(), 5),
+            (ClaimKind::Path, "scripts/seed.py".into(), 6),
+            (ClaimKind::Path, "scripts/deploy.sh".into(), 7),
+        ]
+    );
+}
