@@ -500,3 +500,42 @@ fn a_folder_named_with_and_without_its_slash_is_one_claim() {
     assert_eq!(found[0].0, 3, "{found:#?}");
     assert!(found[0].1.ends_with("(also on line 4)"), "{found:#?}");
 }
+
+#[test]
+fn a_folder_tree_s_stale_entries_are_claims_unless_most_of_the_tree_is_elsewhere() {
+    let repo = GitRepo::folder("app");
+    repo.init();
+    for file in [
+        "src/main.rs",
+        "src/api/mod.rs",
+        "src/api/refunds.rs",
+        "src/db.rs",
+        "docs/setup.md",
+    ] {
+        repo.write(file, "text\n");
+    }
+    repo.write(
+        "AGENTS.md",
+        "# Agents\n\n## Layout\n\n```\napp/\n├── src/\n│   ├── main.rs        # entry\n\
+│   ├── api/\n│   │   ├── mod.rs\n│   │   ├── refunds.rs\n│   │   └── ledger.rs\n\
+│   ├── db.rs\n│   └── ...\n└── docs/\n    └── setup.md\n```\n\n\
+## Where requirements go\n\n```\ndocs/requirements/\n├── auth/\n│   └── 001-login.md\n\
+└── billing/\n    └── 002-invoices.md\n```\n",
+    );
+    repo.commit_all("app");
+    let json = Sandbox::new()
+        .run(&["check", "--json", s(&repo.dir)])
+        .json();
+    let found: Vec<(u64, String)> = claim_findings(&json, &repo.dir)
+        .into_iter()
+        .map(|(_, _, line, message)| (line, message))
+        .collect();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].0, 12, "{found:#?}");
+    assert!(
+        found[0]
+            .1
+            .starts_with("`src/api/ledger.rs` is not in the work tree"),
+        "{found:#?}"
+    );
+}

@@ -15,6 +15,7 @@
 //!
 //! Outside any git repository nothing is checked (like every git check). Decision logs,
 //! ADRs and session logs are history, so they make no claims about the code as it is.
+mod drawings;
 pub mod extract;
 mod names;
 mod names_memo;
@@ -661,6 +662,7 @@ fn verify(
             (!present).then_some(candidates)
         })
         .collect();
+    let missing = drawings::judged_as_drawn(made, missing);
     // Where missing paths went is read from history while the code is searched.
     let found_names = std::thread::scope(|scope| {
         if missing.iter().any(Option::is_some) {

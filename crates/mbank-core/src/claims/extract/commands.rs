@@ -144,12 +144,14 @@ pub(super) fn shell_claims(text: &str) -> Vec<Claim> {
                         kind,
                         text,
                         line: number,
+                        drawing: None,
                     });
                 } else if let Some(file) = interpreted_file(segment) {
                     out.push(Claim {
                         kind: ClaimKind::Path,
                         text: file,
                         line: number,
+                        drawing: None,
                     });
                 }
             }

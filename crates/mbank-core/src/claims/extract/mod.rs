@@ -1,17 +1,18 @@
 //! What a memory file's prose claims about the code: paths, scripts, symbols,
 //! environment variables and (in the tech context) dependencies. Code blocks, HTML
 //! comments, block quotes and template or example sections are not claims, except the
-//! commands of a shell block (`commands`); inline code spans are read, since that is
-//! where prose names code. Conservative by design: a token
-//! that could be something else (a URL, a glob, a placeholder, a product name, a plan
-//! for later, a note that something was removed) is no claim. The word lists behind
-//! those judgements are in `vocabulary`.
+//! commands of a shell block (`commands`) and the entries of a folder tree (`trees`);
+//! inline code spans are read, since that is where prose names code. Conservative by
+//! design: a token that could be something else (a URL, a glob, a placeholder, a
+//! product name, a plan for later, a note that something was removed) is no claim. The
+//! word lists behind those judgements are in `vocabulary`.
 use std::ops::Range;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 mod commands;
+mod trees;
 mod vocabulary;
 
 use commands::{PACKAGE_RUN, script_claim, shell_claims};
@@ -57,6 +58,8 @@ pub struct Claim {
     pub text: String,
     /// 1-based line in the memory file.
     pub line: usize,
+    /// For a path drawn in a folder tree, the line the tree's block starts on.
+    pub drawing: Option<usize>,
 }
 
 /// How a file is read for claims.
@@ -112,8 +115,11 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
     let mut headings: Vec<OpenHeading> = Vec::new();
     let mut span_index = 0;
     let gone = gone_sentences(&prose);
-    // Commands in shell blocks, taken up with the line they are on.
-    let mut commands = shell_claims(text).into_iter().peekable();
+    // Commands in shell blocks and paths in folder trees, taken up with their line.
+    let mut in_blocks = shell_claims(text);
+    in_blocks.extend(trees::tree_claims(text));
+    in_blocks.sort_by_key(|c| c.line);
+    let mut commands = in_blocks.into_iter().peekable();
     for (index, line) in prose.split_inclusive('\n').enumerate() {
         let number = index + 1;
         let range = line_start..line_start + line.len();
@@ -568,6 +574,7 @@ fn code_claims(
             kind: script.0,
             text: script.1,
             line,
+            drawing: None,
         });
         return;
     }
@@ -579,6 +586,7 @@ fn code_claims(
             kind: ClaimKind::Path,
             text: path,
             line,
+            drawing: None,
         });
         return;
     }
@@ -594,6 +602,7 @@ fn code_claims(
             kind: ClaimKind::Dependency,
             text: name,
             line,
+            drawing: None,
         });
         return;
     }
@@ -605,6 +614,7 @@ fn code_claims(
             kind,
             text: symbol,
             line,
+            drawing: None,
         });
     }
 }
@@ -622,6 +632,7 @@ fn prose_claims(line: &str, number: usize, out: &mut Vec<Claim>) {
                 },
                 text: name.to_string(),
                 line: number,
+                drawing: None,
             });
         }
     }
@@ -636,6 +647,7 @@ fn prose_claims(line: &str, number: usize, out: &mut Vec<Claim>) {
                 kind: ClaimKind::Path,
                 text: path,
                 line: number,
+                drawing: None,
             });
         }
     }
@@ -656,6 +668,7 @@ fn prose_claims(line: &str, number: usize, out: &mut Vec<Claim>) {
                 kind: ClaimKind::Path,
                 text: path,
                 line: number,
+                drawing: None,
             });
         }
     }

@@ -335,3 +335,33 @@ python -m http.server\n./scripts/deploy.sh\nnode -e 'x.js'\ncd web && npm run we
         ]
     );
 }
+
+#[test]
+fn a_folder_tree_in_a_code_block_claims_each_entry_joined_to_its_folders() {
+    let paths = |text: &str| -> Vec<(String, usize)> {
+        claims(text, FileKind::default())
+            .into_iter()
+            .filter(|c| c.kind == ClaimKind::Path)
+            .map(|c| (c.text, c.line))
+            .collect()
+    };
+    let found = paths(
+        "# Tech\n\n```text\nmy-app/\n├── src/            # the code\n│   ├── api.ts (REST client)\n\
+│   ├── jobs/ (new)\n│   │   └── nightly.ts\n│   └── *.test.ts\n├── scripts/\n│   └── seed.py ← run once\n\
+└── [locale]/\n    └── page.tsx\n```\n\n```\n├── a.rs\n└── b.rs\n```\n",
+    );
+    assert_eq!(
+        found,
+        [
+            ("src/api.ts".to_string(), 6),
+            ("scripts/seed.py".to_string(), 11),
+        ]
+    );
+    // Every claim of a drawing knows the drawing's first line; others know none.
+    let text = "# Tech\n\n```\n├── src/\n│   └── a.rs\n└── b.rs\n```\n`src/c.rs`\n";
+    let drawings: Vec<Option<usize>> = claims(text, FileKind::default())
+        .into_iter()
+        .map(|c| c.drawing)
+        .collect();
+    assert_eq!(drawings, [Some(3), Some(3), None]);
+}
