@@ -148,18 +148,40 @@ pub(crate) fn is_record_name(file_name: &str) -> bool {
     numbered || numbered_decision
 }
 
+/// Whether a file kept beside the records is about them rather than one (a README, an
+/// index, a template, instructions to an agent on writing them).
+fn is_companion_name(file_name: &str) -> bool {
+    let stem = file_name
+        .rsplit_once('.')
+        .map_or(file_name, |(stem, _)| stem)
+        .to_ascii_lowercase();
+    matches!(
+        stem.as_str(),
+        "readme" | "index" | "toc" | "summary" | "contents" | "agents" | "claude" | "gemini"
+    ) || stem.split(['-', '_', '.', ' ']).any(|word| {
+        matches!(
+            word,
+            "template" | "index" | "readme" | "guide" | "guidelines" | "process"
+        )
+    })
+}
+
 impl FormatRules for AdrRecords {
     fn format(&self) -> Format {
         Format::AdrRecords
     }
 
     fn place(&self, rel: &Path) -> Placement {
-        let record = rel
-            .file_name()
-            .and_then(|name| name.to_str())
-            .is_some_and(is_record_name);
+        let name = rel.file_name().and_then(|name| name.to_str());
+        let role = match name {
+            Some(name) if is_record_name(name) => Role::Adr,
+            // A document among the records under a name of its own (a meeting's record,
+            // `design-drift.md` holding several) is read as a log of them.
+            Some(name) if !is_companion_name(name) => Role::Decisions,
+            _ => Role::Other,
+        };
         Placement {
-            role: if record { Role::Adr } else { Role::Other },
+            role,
             layer: None,
             group: Some("decisions".into()),
             load: LoadKind::Never,

@@ -47,6 +47,7 @@ mod log;
 mod meaning;
 mod pointed;
 mod project;
+mod records_document;
 mod sections;
 mod tables;
 mod text;
@@ -263,6 +264,12 @@ fn status_word(word: &str, next: &str) -> Option<DecisionStatus> {
         | "提议"
         | "草案"
         | "待定"
+        | "待决策"
+        | "待決策"
+        | "待决定"
+        | "待決定"
+        | "未决"
+        | "未決"
         | "検討中"
         | "审议中"
         | "设计阶段"
@@ -281,11 +288,30 @@ fn status_word(word: &str, next: &str) -> Option<DecisionStatus> {
         "на" if matches!(next, "рассмотрении" | "обсуждении" | "согласовании") => {
             Proposed
         }
-        "rejeitada" | "rejeitado" | "rechazada" | "rechazado" | "abgelehnt" | "verworfen"
-        | "rejeté" | "rejetée" | "respinto" | "respinta" | "отклонено" | "отклонён"
-        | "отклонена" | "却下" | "不採用" | "拒绝" | "已拒绝" | "否决" | "거부" => {
-            Rejected
-        }
+        "rejeitada"
+        | "rejeitado"
+        | "rechazada"
+        | "rechazado"
+        | "abgelehnt"
+        | "verworfen"
+        | "rejeté"
+        | "rejetée"
+        | "respinto"
+        | "respinta"
+        | "отклонено"
+        | "отклонён"
+        | "отклонена"
+        | "отвергнуто"
+        | "отвергнутое"
+        | "отвергнутые"
+        | "отвергнут"
+        | "отвергнута"
+        | "却下"
+        | "不採用"
+        | "拒绝"
+        | "已拒绝"
+        | "否决"
+        | "거부" => Rejected,
         "substituída" | "substituído" | "reemplazada" | "reemplazado" | "sustituida"
         | "sustituido" | "ersetzt" | "abgelöst" | "remplacé" | "remplacée" | "sostituito"
         | "sostituita" | "заменено" | "заменён" | "заменена" | "取代" | "已取代" | "被取代"
@@ -446,6 +472,8 @@ impl Decision {
 pub(crate) fn parse_file(path: &Path, role: Role, text: &str) -> Vec<Decision> {
     if is_adr_file(path, role) {
         parse_adr(path, text).into_iter().collect()
+    } else if role == Role::Decisions && records_document::is_records_document(path) {
+        records_document::parse_records_document(path, text)
     } else {
         parse_log(path, text)
     }
