@@ -210,7 +210,7 @@ pub(super) static SUPERSEDED_BY: LazyLock<Regex> =
     LazyLock::new(|| regex(r"(?i)\b(?:superseded|replaced)\s+(?:by|with)\b[:\s]*(?P<rest>.*)$"));
 
 /// Body keys that mark a heading as a decision block.
-const MARKER_KEYS: [&str; 11] = [
+pub(super) const MARKER_KEYS: [&str; 11] = [
     "date",
     "status",
     "context",

@@ -149,6 +149,23 @@ const NOT_MADE_WORDS: &[&str] = &[
     "questions",
     "leçons",
     "prévues",
+    // it
+    "aperte",
+    "aperti",
+    "domande",
+    "lezioni",
+    "pianificate",
+    // tr
+    "açık",
+    "sorular",
+    "dersler",
+    "planlar",
+    // id, ms
+    "terbuka",
+    "tertunda",
+    "pertanyaan",
+    "pelajaran",
+    "rencana",
 ];
 
 /// The same, in scripts without spaces.

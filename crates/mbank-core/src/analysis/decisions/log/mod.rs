@@ -12,7 +12,7 @@ use super::entry::{is_decision_section_heading, is_field_label};
 use super::events::{DateStamp, Event, scan_events};
 use super::meaning::{
     asks_why, is_open_question, is_pointer, kind_of_title, names_an_option_not_taken,
-    status_from_title,
+    names_not_made, status_from_title,
 };
 use super::text::{clean_title, is_placeholder, may_contain_word, strip_markup};
 use super::{Decision, DecisionKind, DecisionStatus, DecisionStyle};
@@ -650,29 +650,24 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             let labels: Vec<(usize, String)> = if draft.group || draft.level > 6 || record {
                 Vec::new()
             } else {
-                body.filter(|i| {
-                    mask[*i]
-                        && ["**", "- ", "* "]
-                            .iter()
-                            .any(|lead| lines[*i].starts_with(lead))
-                })
-                .filter_map(|i| {
-                    // A bullet's label reads on over the lines its item wraps onto.
-                    let mut label = lines[i].to_string();
-                    if !label.starts_with("**") {
-                        for next in lines[i + 1..].iter().take_while(|l| {
-                            l.starts_with("  ")
-                                && !l.trim().is_empty()
-                                && crate::limits::list_marker_len(l.trim_start().as_bytes())
-                                    .is_none()
-                        }) {
-                            label.push(' ');
-                            label.push_str(next.trim());
-                        }
-                    }
-                    decision_of_fields(&label).map(|title| (i, title))
-                })
-                .collect()
+                let body: Vec<usize> = body.collect();
+                let items = labels::section_items(&lines, &mask, &body);
+                let fielded: Vec<(usize, String)> = items
+                    .iter()
+                    .filter_map(|(i, label)| decision_of_fields(label).map(|title| (*i, title)))
+                    .collect();
+                // Without a decision field, bold leads may name the decisions; not in a
+                // record of one (its fields) nor under a "why" (its reasons).
+                if fielded.is_empty()
+                    && !asks_why(&draft.title)
+                    && !names_not_made(&draft.title)
+                    && labels::body_is_its_leads(&lines, &mask, &body)
+                    && !read_fields(body.iter().filter(|i| mask[**i]).map(|i| lines[*i])).has_marker
+                {
+                    labels::led_decisions(&labels::paragraph_leads(&lines, &items))
+                } else {
+                    fielded
+                }
             };
             if labels.len() < 2 {
                 return vec![draft];
@@ -690,11 +685,19 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 )
             };
             let category = Some(draft.title.clone());
+            // A heading naming their status ("8. Rejected (so we do not go back)") gives
+            // it to every decision it lists.
+            let listed_as = DecisionStatus::parse(
+                draft
+                    .title
+                    .trim_start_matches(|c: char| c.is_ascii_digit())
+                    .trim_start_matches(['.', ')', ' ']),
+            );
             labels
                 .into_iter()
                 .map(|(line, title)| Draft {
                     month: draft.month.or(shared.month),
-                    status: shared.status,
+                    status: shared.status.or(listed_as),
                     ..Draft::at_line(
                         line,
                         title,
@@ -960,5 +963,6 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     out
 }
 
+mod labels;
 #[cfg(test)]
 mod tests;

@@ -792,3 +792,44 @@ fn why_sections_under_a_dated_heading_are_the_decisions_it_groups() {
         ]
     );
 }
+
+#[test]
+fn bold_leads_listing_a_section_s_decisions_are_entries_of_their_own() {
+    let text = "# Ключевые решения\n\n## БД и данные\n\n**КСИ** — дерево с parentId в PostgreSQL.\n\n\
+**Файлы** — только метаданные в БД.\n\n## 8. Отвергнутое\n\n- **Contentlayer** — проект заброшен.\n\
+- **ISR** — контент известен на сборке.\n\n## K9 — One frame for every chart\n\nWe do not split screens.\n\n\
+Two principles:\n\n- **The chart type is a tab**, not the indicator's.\n- **Breakdowns are controls.**\n\n\
+## Open items\n\n- **Neighbourhood data** — later.\n- **Default scale** — later.\n";
+    let got: Vec<(String, DecisionStatus)> =
+        log(text).into_iter().map(|d| (d.title, d.status)).collect();
+    // Open items are not split into decisions.
+    assert!(
+        got.iter()
+            .all(|(title, _)| !title.contains("Neighbourhood"))
+    );
+    assert_eq!(
+        got[..5],
+        [
+            (
+                "КСИ: дерево с parentId в PostgreSQL".to_string(),
+                DecisionStatus::Accepted
+            ),
+            (
+                "Файлы: только метаданные в БД".to_string(),
+                DecisionStatus::Accepted
+            ),
+            (
+                "Contentlayer: проект заброшен".to_string(),
+                DecisionStatus::Rejected
+            ),
+            (
+                "ISR: контент известен на сборке".to_string(),
+                DecisionStatus::Rejected
+            ),
+            (
+                "K9 — One frame for every chart".to_string(),
+                DecisionStatus::Unknown
+            ),
+        ]
+    );
+}
