@@ -115,6 +115,7 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
     let mut headings: Vec<OpenHeading> = Vec::new();
     let mut span_index = 0;
     let gone = gone_sentences(&prose);
+    let mcp_sections = sections_naming_mcp(&prose);
     // Commands in shell blocks and paths in folder trees, taken up with their line.
     let mut in_blocks = shell_claims(text);
     in_blocks.extend(trees::tree_claims(text));
@@ -134,7 +135,7 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
             // what held then.
             let not_current =
                 NOT_CURRENT_HEADINGS.iter().any(|w| title.contains(w)) || names_a_year(&title);
-            let about_mcp = names_mcp(&title);
+            let about_mcp = names_mcp(&title) || mcp_sections.contains(&number);
             headings.push(OpenHeading {
                 level,
                 title,
@@ -251,6 +252,34 @@ fn names_mcp(text: &str) -> bool {
         let after = text[at + 3..].chars().next();
         !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric)
     })
+}
+
+/// The lines of the headings whose own text (up to the next heading) labels an MCP tool:
+/// a section on one of an MCP server's tools (`### Parse PRD` over "**MCP Tool:**
+/// `parse_prd`"), whose names and parameters are the server's.
+fn sections_naming_mcp(prose: &str) -> std::collections::HashSet<usize> {
+    let mut sections = std::collections::HashSet::new();
+    let mut heading = None;
+    for (index, line) in prose.lines().enumerate() {
+        if crate::markup::markdown::heading(line).is_some() {
+            heading = Some(index + 1);
+        } else if let Some(at) = heading
+            && labels_mcp(line)
+        {
+            sections.insert(at);
+        }
+    }
+    sections
+}
+
+/// Whether a line is a field whose label names MCP (`* **MCP Tool:** …`, `MCP tool: …`).
+fn labels_mcp(line: &str) -> bool {
+    let item = line
+        .trim_start()
+        .trim_start_matches(['-', '*', '+', ' '])
+        .trim_start_matches("**");
+    item.split_once([':', '：'])
+        .is_some_and(|(label, _)| label.chars().count() <= 30 && names_mcp(&label.to_lowercase()))
 }
 
 /// Labels of an option's default value, in the languages memory is written in.

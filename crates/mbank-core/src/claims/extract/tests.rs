@@ -365,3 +365,12 @@ fn a_folder_tree_in_a_code_block_claims_each_entry_joined_to_its_folders() {
         .collect();
     assert_eq!(drawings, [Some(3), Some(3), None]);
 }
+
+#[test]
+fn names_in_a_section_on_an_mcp_server_s_tool_are_the_server_s() {
+    let found = texts(
+        "# Reference\n\n### Parse PRD (`parse_prd`)\n\n* `numTasks`: how many tasks.\n\
+* **MCP Tool:** `parse_prd`\n\n### Our code\n\n`RefundService` handles refunds.\n",
+    );
+    assert_eq!(found, vec![(ClaimKind::Symbol, "RefundService".into(), 10)]);
+}
