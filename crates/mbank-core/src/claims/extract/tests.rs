@@ -374,3 +374,20 @@ fn names_in_a_section_on_an_mcp_server_s_tool_are_the_server_s() {
     );
     assert_eq!(found, vec![(ClaimKind::Symbol, "RefundService".into(), 10)]);
 }
+
+#[test]
+fn a_file_a_recipe_says_to_create_is_no_claim_in_any_language() {
+    for line in [
+        "1. Criar arquivo em `views/MeuModulo.tsx`",
+        "2. Crear el archivo `api/nuevo.ts`",
+        "3. `src/pages/new.ts` を作成する",
+        "4. Создайте файл `src/new.ts`",
+    ] {
+        let found = texts(&format!("# Recipe\n\n{line}\n"));
+        assert!(found.is_empty(), "{line}: {found:?}");
+    }
+    assert_eq!(
+        texts("# Map\n\n1. Views live in `views/Main.tsx`\n"),
+        vec![(ClaimKind::Path, "views/Main.tsx".into(), 3)]
+    );
+}
