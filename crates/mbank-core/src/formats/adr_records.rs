@@ -145,7 +145,23 @@ pub(crate) fn is_record_name(file_name: &str) -> bool {
         .strip_prefix("decision")
         .and_then(|rest| rest.strip_prefix(['-', '_', ' ']))
         .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
-    numbered || numbered_decision
+    // `playbackcore-0006-lab.md`, `design-preview-0001.md`: a series named by its words,
+    // then its zero-padded number.
+    let segments: Vec<&str> = stem.split(['-', '_']).collect();
+    let series = segments
+        .iter()
+        .position(|s| {
+            (3..=4).contains(&s.len())
+                && s.starts_with('0')
+                && s.bytes().all(|b| b.is_ascii_digit())
+        })
+        .is_some_and(|at| {
+            at > 0
+                && segments[..at]
+                    .iter()
+                    .all(|s| !s.is_empty() && s.chars().all(char::is_alphabetic))
+        });
+    numbered || numbered_decision || series
 }
 
 /// Whether a file kept beside the records is about them rather than one (a README, an
@@ -225,6 +241,8 @@ mod tests {
             "0012-rules-over-template-based.md",
             "decision_20260204123036.md",
             "Decision-007-cache.md",
+            "playbackcore-0006-lab-archived.md",
+            "design-preview-0001.md",
         ] {
             assert!(is_record_name(name), "{name}");
         }
@@ -241,6 +259,8 @@ mod tests {
             "notes.txt",
             "decisions.md",
             "decision-making.md",
+            "sprint-6-meeting-2026-01-29.md",
+            "m365-privacy-discussion.md",
         ] {
             assert!(!is_record_name(name), "{name}");
         }

@@ -498,8 +498,13 @@ mod tests {
             (d.title.as_str(), d.status),
             ("cache layer", DecisionStatus::Proposed)
         );
-        // The id in brackets or before a full-width colon is no part of the title.
-        for heading in ["# [ADR-001] 协调计划", "# ADR-001：协调计划"] {
+        // The id in brackets, before a full-width colon or a middle dot is no part of the
+        // title.
+        for heading in [
+            "# [ADR-001] 协调计划",
+            "# ADR-001：协调计划",
+            "# ADR-001 · 协调计划",
+        ] {
             let d = parse_adr(Path::new("docs/adr/ADR-001.md"), heading).unwrap();
             assert_eq!(
                 (d.id.as_deref(), d.title.as_str()),

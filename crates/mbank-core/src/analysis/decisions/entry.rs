@@ -56,7 +56,7 @@ static NUMBERED_DECISION: LazyLock<Regex> = LazyLock::new(|| {
 /// `ADR-0011: X`, `ADR 12 — X`, `ADR-3.`, `[ADR-7] X`, `ADR-1：X`.
 static ADR_TITLE: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?i)^\[?(?P<id>adr[-_ ]?\d+)\b(?P<dated>[-/.]\d)?\]?\s*(?:[:：\-–—.|]\s*)?(?P<rest>.*)$",
+        r"(?i)^\[?(?P<id>adr[-_ ]?\d+)\b(?P<dated>[-/.]\d)?\]?\s*(?:[:：\-–—.|·]\s*)?(?P<rest>.*)$",
     )
 });
 
