@@ -183,6 +183,23 @@ pub(super) fn section_items(lines: &[&str], mask: &[bool], body: &[usize]) -> Ve
         .collect()
 }
 
+/// Whether two of `items` open in bold: what a list of leads needs at least, told
+/// before reading any further.
+pub(super) fn two_leads(items: &[(usize, String)]) -> bool {
+    items
+        .iter()
+        .filter(|(_, text)| {
+            let text = text.trim_start();
+            let text = match crate::limits::list_marker_len(text.as_bytes()) {
+                Some(marker) => text[marker..].trim_start(),
+                None => text,
+            };
+            text.starts_with("**")
+        })
+        .nth(1)
+        .is_some()
+}
+
 /// `items` that may lead a decision: a bold word inside a paragraph leads nothing; a
 /// paragraph it opens may.
 pub(super) fn paragraph_leads(lines: &[&str], items: &[(usize, String)]) -> Vec<(usize, String)> {

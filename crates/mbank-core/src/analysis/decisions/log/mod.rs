@@ -659,6 +659,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 // Without a decision field, bold leads may name the decisions; not in a
                 // record of one (its fields) nor under a "why" (its reasons).
                 if fielded.is_empty()
+                    && labels::two_leads(&items)
                     && !asks_why(&draft.title)
                     && !names_not_made(&draft.title)
                     && labels::body_is_its_leads(&lines, &mask, &body)
