@@ -479,6 +479,17 @@ fn names_under_a_heading_that_names_a_dependency_are_the_dependency_s() {
     );
 }
 
+/// `(line, message)` of each claim finding a check of `repo` gives.
+fn checked_lines(repo: &GitRepo) -> Vec<(u64, String)> {
+    let json = Sandbox::new()
+        .run(&["check", "--json", s(&repo.dir)])
+        .json();
+    claim_findings(&json, &repo.dir)
+        .into_iter()
+        .map(|(_, _, line, message)| (line, message))
+        .collect()
+}
+
 #[test]
 fn a_folder_named_with_and_without_its_slash_is_one_claim() {
     let repo = GitRepo::folder("app");
@@ -489,13 +500,7 @@ fn a_folder_named_with_and_without_its_slash_is_one_claim() {
         "# Agents\n\nLocale files live in `src/locales/`.\nThe Urdu strings are in `src/locales` as well.\n",
     );
     repo.commit_all("app");
-    let json = Sandbox::new()
-        .run(&["check", "--json", s(&repo.dir)])
-        .json();
-    let found: Vec<(u64, String)> = claim_findings(&json, &repo.dir)
-        .into_iter()
-        .map(|(_, _, line, message)| (line, message))
-        .collect();
+    let found = checked_lines(&repo);
     assert_eq!(found.len(), 1, "{found:#?}");
     assert_eq!(found[0].0, 3, "{found:#?}");
     assert!(found[0].1.ends_with("(also on line 4)"), "{found:#?}");
@@ -523,13 +528,7 @@ fn a_folder_tree_s_stale_entries_are_claims_unless_most_of_the_tree_is_elsewhere
 └── billing/\n    └── 002-invoices.md\n```\n",
     );
     repo.commit_all("app");
-    let json = Sandbox::new()
-        .run(&["check", "--json", s(&repo.dir)])
-        .json();
-    let found: Vec<(u64, String)> = claim_findings(&json, &repo.dir)
-        .into_iter()
-        .map(|(_, _, line, message)| (line, message))
-        .collect();
+    let found = checked_lines(&repo);
     assert_eq!(found.len(), 1, "{found:#?}");
     assert_eq!(found[0].0, 12, "{found:#?}");
     assert!(

@@ -677,14 +677,17 @@ mod tests {
                 .map(|f| (f.severity, f.message.clone()))
                 .collect()
         };
-        let dir = tempfile::tempdir().unwrap();
-        for name in six {
-            write(
-                &dir.path().join("memory-bank").join(name),
-                "# Core\n\ntext\n",
-            );
-        }
-        let findings = required_findings(dir.path(), "memory-bank");
+        let findings_of = |names: &[&str]| {
+            let dir = tempfile::tempdir().unwrap();
+            for name in names {
+                write(
+                    &dir.path().join("memory-bank").join(name),
+                    "# Core\n\ntext\n",
+                );
+            }
+            required_findings(dir.path(), "memory-bank")
+        };
+        let findings = findings_of(&six);
         let told = decision_log(&findings);
         assert_eq!(told.len(), 1, "{findings:?}");
         assert_eq!(told[0].0, Severity::Info);
@@ -694,14 +697,8 @@ mod tests {
                 .contains("Cline's own memory bank documentation lists six")
         );
         // Short of the six, the bank keeps to the specification's list: still a warning.
-        let dir = tempfile::tempdir().unwrap();
-        for name in six.into_iter().filter(|n| *n != "techContext.md") {
-            write(
-                &dir.path().join("memory-bank").join(name),
-                "# Core\n\ntext\n",
-            );
-        }
-        let findings = required_findings(dir.path(), "memory-bank");
+        let five: Vec<&str> = six.into_iter().filter(|n| *n != "techContext.md").collect();
+        let findings = findings_of(&five);
         let told = decision_log(&findings);
         assert_eq!(told.len(), 1, "{findings:?}");
         assert_eq!(told[0].0, Severity::Warning);

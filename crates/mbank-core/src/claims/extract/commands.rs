@@ -97,17 +97,10 @@ pub(super) fn script_claim(code: &str) -> Option<(ClaimKind, String)> {
 /// targets as in a code span, and files handed to an interpreter. A block stops counting
 /// where it changes folder (`cd web && …`: its paths are then another folder's) or starts
 /// a here-document (what follows is text, not commands).
-pub(super) fn shell_claims(text: &str) -> Vec<Claim> {
+/// `lines` are the text's and `blocks` its code blocks' line ranges (1-based, inclusive).
+pub(super) fn shell_claims(lines: &[&str], blocks: &[(usize, usize)]) -> Vec<Claim> {
     let mut out = Vec::new();
-    if !text.contains("```") && !text.contains("~~~") {
-        return out;
-    }
-    let blocks = crate::markup::markdown::fenced_lines(text);
-    if blocks.is_empty() {
-        return out;
-    }
-    let lines: Vec<&str> = text.lines().collect();
-    for (start, end) in blocks {
+    for &(start, end) in blocks {
         let Some(fence) = lines.get(start - 1) else {
             continue;
         };

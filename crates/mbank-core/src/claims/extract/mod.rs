@@ -116,10 +116,18 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
     let mut span_index = 0;
     let gone = gone_sentences(&prose);
     let mcp_sections = sections_naming_mcp(&prose);
-    // Commands in shell blocks and paths in folder trees, taken up with their line.
-    let mut in_blocks = shell_claims(text);
-    in_blocks.extend(trees::tree_claims(text));
-    in_blocks.sort_by_key(|c| c.line);
+    // Commands in shell blocks and paths in folder trees, taken up with their line; the
+    // blocks are found once for both.
+    let mut in_blocks = Vec::new();
+    if text.contains("```") || text.contains("~~~") || trees::may_hold_tree(text) {
+        let blocks = crate::markup::markdown::fenced_lines(text);
+        if !blocks.is_empty() {
+            let lines: Vec<&str> = text.lines().collect();
+            in_blocks = shell_claims(&lines, &blocks);
+            in_blocks.extend(trees::tree_claims(&lines, &blocks));
+            in_blocks.sort_by_key(|c| c.line);
+        }
+    }
     let mut commands = in_blocks.into_iter().peekable();
     for (index, line) in prose.split_inclusive('\n').enumerate() {
         let number = index + 1;

@@ -55,14 +55,16 @@ fn marked_not_current(line: &str) -> bool {
         .any(|w| lower.contains(w))
 }
 
-/// The path claims of the folder trees in `text`'s code blocks.
-pub(super) fn tree_claims(text: &str) -> Vec<Claim> {
+/// Whether `text` may draw a folder tree at all.
+pub(super) fn may_hold_tree(text: &str) -> bool {
+    CONNECTORS.iter().any(|c| text.contains(c))
+}
+
+/// The path claims of the folder trees in a text's code blocks: `lines` are the text's
+/// and `blocks` its code blocks' line ranges (1-based, inclusive).
+pub(super) fn tree_claims(lines: &[&str], blocks: &[(usize, usize)]) -> Vec<Claim> {
     let mut out = Vec::new();
-    if !CONNECTORS.iter().any(|c| text.contains(c)) {
-        return out;
-    }
-    let lines: Vec<&str> = text.lines().collect();
-    for (start, end) in crate::markup::markdown::fenced_lines(text) {
+    for &(start, end) in blocks {
         let block = start + 1..end.min(lines.len() + 1);
         let entries: Vec<(usize, usize, &str)> = block
             .filter_map(|number| {
