@@ -310,6 +310,33 @@ fn mode_load(mode: &str) -> LoadKind {
     }
 }
 
+/// The role of one of the Cline memory bank's six core files (`activeContext.md`,
+/// `progress.md` …), by its name in any spelling, at the folder's top or in a
+/// `memory-bank/` below it; none for another name, whose text instructs, or elsewhere
+/// (`workflows/progress.md` is a workflow).
+fn clinerules_memory_role(file_name: &str, below: &[String]) -> Option<Role> {
+    let in_bank = match below {
+        [] => true,
+        [folder] => super::names::same_name_key(folder, super::cline::BANK_DIR),
+        _ => false,
+    };
+    if !in_bank {
+        return None;
+    }
+    let core = [
+        Role::Brief,
+        Role::Product,
+        Role::Patterns,
+        Role::Tech,
+        Role::Active,
+        Role::Progress,
+    ];
+    core.into_iter().find(|role| {
+        super::cline::file_for(*role)
+            .is_some_and(|name| super::names::same_name_key(name, file_name))
+    })
+}
+
 fn place(file_name: &str, parents: &[String]) -> Placement {
     let first = parents.first().map(String::as_str);
     let (role, layer, group, load) = match first {
@@ -324,9 +351,10 @@ fn place(file_name: &str, parents: &[String]) -> Placement {
             None,
             mode_load(mode_of_rule_file(file_name).unwrap_or_default()),
         ),
-        // .clinerules/ as a folder of rule files (newer Cline).
+        // .clinerules/ as a folder of rule files (newer Cline); a memory bank kept there
+        // (`.clinerules/memory-bank/activeContext.md`) is memory, read at every start.
         Some(".clinerules") => (
-            Role::Rules,
+            clinerules_memory_role(file_name, &parents[1..]).unwrap_or(Role::Rules),
             Some(1),
             Some(".clinerules".to_string()),
             LoadKind::Startup,
@@ -477,6 +505,26 @@ mod tests {
         );
         assert_eq!(
             load_in_mode(root, &file(".roomodes"), "debug"),
+            LoadKind::Startup
+        );
+    }
+
+    #[test]
+    fn a_memory_bank_kept_in_the_rules_folder_is_memory_and_its_workflows_rules() {
+        let role = |rel: &str| RooRules.place(Path::new(rel)).role;
+        assert_eq!(
+            role(".clinerules/memory-bank/activeContext.md"),
+            Role::Active
+        );
+        assert_eq!(role(".clinerules/memory-bank/projectbrief.md"), Role::Brief);
+        assert_eq!(role(".clinerules/progress.md"), Role::Progress);
+        assert_eq!(role(".clinerules/workflows/progress.md"), Role::Rules);
+        assert_eq!(role(".clinerules/coding-style.md"), Role::Rules);
+        assert_eq!(role(".clinerules/memory-bank/notes.md"), Role::Rules);
+        assert_eq!(
+            RooRules
+                .place(Path::new(".clinerules/memory-bank/techContext.md"))
+                .load,
             LoadKind::Startup
         );
     }
