@@ -149,7 +149,10 @@ fn bold_lead(line: &str) -> Option<(&str, &str)> {
     let rest = inner[end + 2..]
         .trim_start_matches([':', '：', ' ', '—', '–', '-'])
         .trim();
-    (!label.is_empty() && label.chars().count() <= 80 && !rest.is_empty()).then_some((label, rest))
+    // A lead alone on its line says something only when it names a decision itself
+    // (`1. **Naming decision**` over the points of it).
+    let says = !rest.is_empty() || DECISION_MARKS.iter().any(|mark| lower.contains(mark));
+    (!label.is_empty() && label.chars().count() <= 80 && says).then_some((label, rest))
 }
 
 /// The items a section's body holds at its top level (lines led in bold, bullets,
@@ -257,7 +260,7 @@ fn title_of(label: &str, rest: &str) -> String {
     let words = label.split_whitespace().count();
     // Scripts written without spaces say in one "word" what others say in several.
     let unspaced = label.chars().filter(|c| *c >= '\u{2E80}').count();
-    if words >= 3 || (words == 1 && unspaced >= 4) {
+    if words >= 3 || (words == 1 && unspaced >= 4) || rest.is_empty() {
         return clean_title(label);
     }
     let clause = rest
@@ -354,5 +357,13 @@ mod tests {
             .map(|(_, t)| t)
             .collect();
         assert_eq!(titles, ["Файлы: S3", "Фото: сжатие"]);
+        // A lead alone on its line, over its points, when it names a decision.
+        let titles: Vec<String> =
+            led_decisions(&items(&["1. **命名决定**", "2. **Tech decision**"]))
+                .into_iter()
+                .map(|(_, t)| t)
+                .collect();
+        assert_eq!(titles, ["命名决定", "Tech decision"]);
+        assert!(led_decisions(&items(&["1. **Setup**", "2. **Deploy**"])).is_empty());
     }
 }
