@@ -77,7 +77,7 @@ const AS_CLINE_DOCUMENTS: ExpectedFiles = ExpectedFiles {
 };
 
 /// The roles of the six core files Cline's memory bank documentation lists.
-const CLINE_DOCUMENTED_ROLES: [Role; 6] = [
+pub(crate) const CLINE_DOCUMENTED_ROLES: [Role; 6] = [
     Role::Brief,
     Role::Product,
     Role::Patterns,

@@ -323,18 +323,12 @@ fn clinerules_memory_role(file_name: &str, below: &[String]) -> Option<Role> {
     if !in_bank {
         return None;
     }
-    let core = [
-        Role::Brief,
-        Role::Product,
-        Role::Patterns,
-        Role::Tech,
-        Role::Active,
-        Role::Progress,
-    ];
-    core.into_iter().find(|role| {
-        super::cline::file_for(*role)
-            .is_some_and(|name| super::names::same_name_key(name, file_name))
-    })
+    super::cline::CLINE_DOCUMENTED_ROLES
+        .into_iter()
+        .find(|role| {
+            super::cline::file_for(*role)
+                .is_some_and(|name| super::names::same_name_key(name, file_name))
+        })
 }
 
 fn place(file_name: &str, parents: &[String]) -> Placement {
