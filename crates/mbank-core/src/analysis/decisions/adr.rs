@@ -59,26 +59,6 @@ static ADR_FILE_STAMP: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 
-/// A table row of two cells (`| Datum | 2025-03-21 |`) as the field it holds
-/// (`Datum: 2025-03-21`); any other line as it is.
-fn field_of_row(line: &str) -> std::borrow::Cow<'_, str> {
-    let cells = line
-        .trim()
-        .strip_prefix('|')
-        .and_then(|rest| rest.strip_suffix('|'))
-        .map(|inner| inner.split('|').map(str::trim).collect::<Vec<_>>());
-    match cells.as_deref() {
-        Some([key, value])
-            if key.chars().any(char::is_alphabetic)
-                && !value.is_empty()
-                && !value.chars().all(|c| matches!(c, '-' | ':' | ' ')) =>
-        {
-            std::borrow::Cow::Owned(format!("{key}: {value}"))
-        }
-        _ => std::borrow::Cow::Borrowed(line),
-    }
-}
-
 /// The one decision an ADR file records. Title from its first heading (without the
 /// `ADR-NNN:` prefix), else the frontmatter's `title`, else the file name; date from the
 /// file name's timestamp, the frontmatter (`date`, `created`) or a `Date:` line.
@@ -124,7 +104,7 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
     // A record's fields may stand in a table of two columns (`| Status | Akzeptiert |`).
     let body_lines: Vec<std::borrow::Cow<'_, str>> = (0..lines.len())
         .filter(|i| mask[*i])
-        .map(|i| field_of_row(lines[i]))
+        .map(|i| super::entry::field_of_row(lines[i]))
         .collect();
     let body = read_fields(body_lines.iter().map(|line| line.as_ref()));
 

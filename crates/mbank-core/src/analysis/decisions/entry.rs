@@ -330,6 +330,25 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
             }
             None => line,
         };
+        // A table of the record's date and status (`| **日期** | 2026-06-03 |`) under its
+        // heading; other two-column tables list things, not this record's fields.
+        let row;
+        let line = if line.trim_start().starts_with('|') {
+            row = field_of_row(line);
+            match field(&row) {
+                Some(c)
+                    if matches!(
+                        canonical_key(c["key"].trim().to_lowercase().as_str()),
+                        "date" | "status"
+                    ) =>
+                {
+                    row.as_ref()
+                }
+                _ => line,
+            }
+        } else {
+            line
+        };
         if std::mem::take(&mut decision_below)
             && let Some(item) = list_item_text(line)
         {
@@ -740,6 +759,26 @@ pub(crate) fn is_decision_section_heading(text: &str) -> bool {
         return false;
     }
     super::meaning::names_decisions_made(text) && !read_heading(text).certain
+}
+
+/// A table row of two cells (`| Datum | 2025-03-21 |`) as the field it holds
+/// (`Datum: 2025-03-21`); any other line as it is.
+pub(super) fn field_of_row(line: &str) -> std::borrow::Cow<'_, str> {
+    let cells = line
+        .trim()
+        .strip_prefix('|')
+        .and_then(|rest| rest.strip_suffix('|'))
+        .map(|inner| inner.split('|').map(str::trim).collect::<Vec<_>>());
+    match cells.as_deref() {
+        Some([key, value])
+            if key.chars().any(char::is_alphabetic)
+                && !value.is_empty()
+                && !value.chars().all(|c| matches!(c, '-' | ':' | ' ')) =>
+        {
+            std::borrow::Cow::Owned(format!("{key}: {value}"))
+        }
+        _ => std::borrow::Cow::Borrowed(line),
+    }
 }
 
 #[cfg(test)]

@@ -833,3 +833,29 @@ Two principles:\n\n- **The chart type is a tab**, not the indicator's.\n- **Brea
         ]
     );
 }
+
+#[test]
+fn a_table_of_a_record_s_date_and_status_under_its_heading_gives_them() {
+    let text = "# 决策\n\n## ADR-001：项目选择\n\n| 字段 | 值 |\n|---|---|\n| **日期** | 2026-06-03 |\n\
+| **状态** | 已采纳 |\n\n## 2026-06-19 - Keyword search (plan)\n\n| Field | Decision |\n|---|---|\n\
+| Decision | Add a keyword param |\n| Status | Planned |\n";
+    let got: Vec<(String, Option<NaiveDate>, DecisionStatus)> = log(text)
+        .into_iter()
+        .map(|d| (d.title, d.date, d.status))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "项目选择".to_string(),
+                date("2026-06-03"),
+                DecisionStatus::Accepted
+            ),
+            (
+                "Keyword search (plan)".to_string(),
+                date("2026-06-19"),
+                DecisionStatus::Proposed
+            ),
+        ]
+    );
+}
