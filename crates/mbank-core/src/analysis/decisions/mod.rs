@@ -497,6 +497,14 @@ mod tests {
         parse_log(Path::new("decisionLog.md"), text)
     }
 
+    /// Each entry of `text` as a log: its title, date and status.
+    pub(super) fn titled(text: &str) -> Vec<(String, Option<NaiveDate>, DecisionStatus)> {
+        log(text)
+            .into_iter()
+            .map(|d| (d.title, d.date, d.status))
+            .collect()
+    }
+
     pub(super) fn date(s: &str) -> Option<NaiveDate> {
         NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()
     }
@@ -619,10 +627,7 @@ mod tests {
         let text = "# 架构决策\n\n## 微服务架构\n\n### 决策时间\n2026-01-27（项目启动）\n\n\
 ### 决策内容\n采用微服务架构。\n\n## 数据库：MySQL\n\n### 决策时间\n2026-02-11\n\n\
 ### 决策内容\n使用 MySQL 8.4。\n";
-        let got: Vec<(String, Option<NaiveDate>, DecisionStatus)> = log(text)
-            .into_iter()
-            .map(|d| (d.title, d.date, d.status))
-            .collect();
+        let got = titled(text);
         assert_eq!(
             got,
             [

@@ -46,29 +46,25 @@ const SCRIPT_EXTENSIONS: &[&str] = &[
 /// A script run by a command in a code span.
 pub(super) fn script_claim(code: &str) -> Option<(ClaimKind, String)> {
     let code = code.trim();
+    // `TOOL run NAME`: the script NAME of the runner's manifest.
+    let run = |runner: Runner, captures: regex::Captures<'_>| {
+        let tool = captures.get(1)?.as_str();
+        let name = captures.get(2)?.as_str();
+        Some((
+            ClaimKind::Script {
+                runner,
+                command: format!("{tool} run {name}"),
+            },
+            name.to_string(),
+        ))
+    };
     if let Some(captures) = PACKAGE_RUN.captures(code)
         && captures.get(0).is_some_and(|m| m.start() == 0)
     {
-        let tool = captures.get(1)?.as_str();
-        let name = captures.get(2)?.as_str();
-        return Some((
-            ClaimKind::Script {
-                runner: Runner::Package,
-                command: format!("{tool} run {name}"),
-            },
-            name.to_string(),
-        ));
+        return run(Runner::Package, captures);
     }
     if let Some(captures) = PYTHON_RUN.captures(code) {
-        let tool = captures.get(1)?.as_str();
-        let name = captures.get(2)?.as_str();
-        return Some((
-            ClaimKind::Script {
-                runner: Runner::Python,
-                command: format!("{tool} run {name}"),
-            },
-            name.to_string(),
-        ));
+        return run(Runner::Python, captures);
     }
     if let Some(captures) = TOOL_COMMAND.captures(code) {
         let tool = captures.get(1)?.as_str();

@@ -1,4 +1,4 @@
-use super::super::tests::{date, log, time};
+use super::super::tests::{date, log, time, titled};
 use super::*;
 
 /// Each entry as its title and date.
@@ -528,10 +528,7 @@ fn a_record_written_as_one_block_of_fields_takes_the_fields_above_its_label() {
 **Decision:** [WHAT]\n```\n\n---\n\n## Entries\n\n**Date:** 2026-05-18\n**Module:** web\n\
 **Decision:** Use Supabase Realtime.\n**Reason:** SSE fails on Workers.\n\n\
 **Date:** 2026-05-14\n**Status:** Superseded\n**Decision:** Wallet pay-per-use.\n";
-    let got: Vec<(String, Option<NaiveDate>, DecisionStatus)> = log(text)
-        .into_iter()
-        .map(|d| (d.title, d.date, d.status))
-        .collect();
+    let got = titled(text);
     assert_eq!(
         got,
         [
@@ -839,10 +836,7 @@ fn a_table_of_a_record_s_date_and_status_under_its_heading_gives_them() {
     let text = "# 决策\n\n## ADR-001：项目选择\n\n| 字段 | 值 |\n|---|---|\n| **日期** | 2026-06-03 |\n\
 | **状态** | 已采纳 |\n\n## 2026-06-19 - Keyword search (plan)\n\n| Field | Decision |\n|---|---|\n\
 | Decision | Add a keyword param |\n| Status | Planned |\n";
-    let got: Vec<(String, Option<NaiveDate>, DecisionStatus)> = log(text)
-        .into_iter()
-        .map(|d| (d.title, d.date, d.status))
-        .collect();
+    let got = titled(text);
     assert_eq!(
         got,
         [
