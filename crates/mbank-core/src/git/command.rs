@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::RecvTimeoutError;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use crate::error::{CoreError, Result};
@@ -92,10 +92,20 @@ pub(crate) struct Output {
     pub(crate) stderr: String,
 }
 
-pub(super) fn read_all(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+pub(super) fn read_all(pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    read_all_telling(pipe, None)
+}
+
+/// [`read_all`], dropping `closed` once the pipe has ended: when every reader has
+/// dropped its sender, the receiver knows git has closed its output.
+fn read_all_telling(
+    mut pipe: impl Read + Send + 'static,
+    closed: Option<mpsc::Sender<()>>,
+) -> std::thread::JoinHandle<Vec<u8>> {
     std::thread::spawn(move || {
         let mut buffer = Vec::new();
         let _ = pipe.read_to_end(&mut buffer);
+        drop(closed);
         buffer
     })
 }
@@ -221,10 +231,13 @@ pub(super) fn execute_until(
         }
         _ => None,
     };
-    // Drain both pipes on their own threads so a large answer cannot block git.
-    let stdout = child.stdout.take().map(read_all);
-    let stderr = child.stderr.take().map(read_all);
-    let status = wait_within(&mut child, Instant::now(), what, dir, stop)?;
+    // Drain both pipes on their own threads so a large answer cannot block git; their
+    // end tells the wait that git is done.
+    let (closed, outputs) = mpsc::channel();
+    let stdout = (child.stdout.take()).map(|pipe| read_all_telling(pipe, Some(closed.clone())));
+    let stderr = (child.stderr.take()).map(|pipe| read_all_telling(pipe, Some(closed.clone())));
+    drop(closed);
+    let status = wait_within(&mut child, Instant::now(), what, dir, stop, Some(&outputs))?;
     if let Some(feeder) = feeder {
         let _ = feeder.join();
     }
@@ -240,17 +253,21 @@ pub(super) fn execute_until(
 }
 
 /// Waits for `child` until [`TIME_LIMIT`] after `started` or until `stop` is set, then
-/// stops it.
+/// stops it. `outputs` is disconnected once git has closed its output, which it does as
+/// it exits.
 fn wait_within(
     child: &mut Child,
     started: Instant,
     what: &str,
     dir: &Path,
     stop: Option<&AtomicBool>,
+    mut outputs: Option<&mpsc::Receiver<()>>,
 ) -> Result<ExitStatus> {
-    // Most commands end within a millisecond or two: looked at often at first, then
-    // less, so a quick answer is not held up by a long sleep.
+    // Once its output has closed, git ends within microseconds: looked at often at first,
+    // then less, so a quick answer is not held up by a long sleep.
     let mut pause = Duration::from_micros(50);
+    // A stop is looked for at least this often.
+    let stop_every = Duration::from_millis(2);
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return Ok(status),
@@ -263,10 +280,25 @@ fn wait_within(
                     dir.display()
                 )));
             }
-            Ok(None) => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(2));
-            }
+            Ok(None) => match outputs {
+                // Blocked on the end of its output rather than sleeping between looks:
+                // a sleep would hold every answer up by up to its length.
+                Some(open) => {
+                    let left = TIME_LIMIT.saturating_sub(started.elapsed());
+                    let wait = if stop.is_some() {
+                        left.min(stop_every)
+                    } else {
+                        left
+                    };
+                    if let Err(RecvTimeoutError::Disconnected) = open.recv_timeout(wait) {
+                        outputs = None;
+                    }
+                }
+                None => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(stop_every);
+                }
+            },
             Err(e) => return Err(CoreError::Git(format!("waiting for git: {e}"))),
         }
     }
@@ -355,7 +387,7 @@ pub(super) fn execute_streaming(
     }
     // The reader ends at the end of git's output or at its next piece, now unwanted.
     drop(pieces);
-    let status = wait_within(&mut child, started, what, dir, None)?;
+    let status = wait_within(&mut child, started, what, dir, None, None)?;
     if let Some(reader) = reader {
         let _ = reader.join();
     }
@@ -441,6 +473,36 @@ mod tests {
             Err(other) => panic!("another error: {other}"),
             Ok(out) => panic!("not stopped: it ended, success {}", out.success),
         }
+    }
+
+    #[test]
+    fn a_command_is_awaited_to_its_exit_with_all_it_wrote() {
+        let temp = tempfile::tempdir().expect("temp");
+        let mut command = Command::new("sh");
+        command.args(["-c", "printf out; printf err >&2; exit 4"]);
+        let answer = execute(command, None, "sh", temp.path()).expect("ran");
+        assert_eq!(
+            (
+                answer.success,
+                answer.code,
+                answer.stdout.as_slice(),
+                answer.stderr.as_str()
+            ),
+            (false, Some(4), b"out".as_slice(), "err")
+        );
+    }
+
+    #[test]
+    fn a_command_that_closes_its_output_before_it_ends_is_awaited_to_its_end() {
+        let temp = tempfile::tempdir().expect("temp");
+        // Its output ends first; its exit code comes only after the pause.
+        let mut command = Command::new("sh");
+        command.args(["-c", "printf early; exec >&- 2>&-; sleep 0.2; exit 3"]);
+        let answer = execute(command, None, "sh", temp.path()).expect("ran");
+        assert_eq!(
+            (answer.code, answer.stdout.as_slice()),
+            (Some(3), b"early".as_slice())
+        );
     }
 
     #[test]
