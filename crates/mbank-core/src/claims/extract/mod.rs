@@ -19,7 +19,8 @@ use commands::{PACKAGE_RUN, script_claim, shell_claims};
 
 use vocabulary::{
     BARE_FILES, DEPENDENCY_HEADINGS, EXTENSIONS, GONE_WORDS, JS_LIBRARIES, NEW_FILE_MARKS,
-    NOT_CURRENT_HEADINGS, NOT_CURRENT_WORDS, NOT_DEPENDENCIES, NOT_SYMBOLS, OPTIONAL_WORDS,
+    NOT_DEPENDENCIES, NOT_SYMBOLS, OPTIONAL_WORDS, heading_names_not_current, lists_examples,
+    says_not_current,
 };
 
 /// The tool that runs a named script.
@@ -141,8 +142,7 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
             let title = title.to_lowercase();
             // A section dated by its heading ("Recently Completed (March 2026)") records
             // what held then.
-            let not_current =
-                NOT_CURRENT_HEADINGS.iter().any(|w| title.contains(w)) || names_a_year(&title);
+            let not_current = heading_names_not_current(&title) || names_a_year(&title);
             let about_mcp = names_mcp(&title) || mcp_sections.contains(&number);
             headings.push(OpenHeading {
                 level,
@@ -184,10 +184,10 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
             continue;
         }
         let lower_heading = headings.last().map_or("", |h| h.title.as_str());
-        // The prose of the line (code spans blanked, so a name like `legacy.rs` is
-        // not read as a word about the past).
+        // The line's prose, code spans blanked: `legacy.rs` is no word about the past.
         let lower = line.to_lowercase();
-        if NOT_CURRENT_SEARCH.in_text(&lower) || is_open_task(trimmed) {
+        if says_not_current(&lower) || is_open_task(trimmed) || lists_examples(&text[range.clone()])
+        {
             continue;
         }
         let before = out.len();
@@ -398,11 +398,6 @@ fn package_imports(text: &str) -> std::collections::HashSet<&str> {
     }
     names
 }
-
-/// [`NOT_CURRENT_WORDS`], found by one pass over a line: every prose line of every memory
-/// file is searched.
-static NOT_CURRENT_SEARCH: crate::markup::PhraseSearch =
-    crate::markup::PhraseSearch::new(NOT_CURRENT_WORDS);
 
 /// The sentences of `prose` that say what they name is gone ([`GONE_WORDS`]), as byte
 /// ranges: "the legacy stack (`a.ts`, `b.json`, …) was deleted." runs over several lines.

@@ -391,3 +391,22 @@ fn a_file_a_recipe_says_to_create_is_no_claim_in_any_language() {
         vec![(ClaimKind::Path, "views/Main.tsx".into(), 3)]
     );
 }
+
+#[test]
+fn a_heading_names_a_plan_only_by_a_word_of_its_own() {
+    // A product name or a longer word that begins or holds a plan word is no plan.
+    let text = "# NextLevel Career Site\n\nRead `docs/a.md`.\n\n## Project information\n\n\
+See `docs/b.md`.\n\n## TodoMVC port\n\nSee `docs/c.md`.\n\n## Next steps\n\n`docs/d.md`\n\n\
+## Planning\n\n`docs/e.md`\n\n## Open questions\n\n`docs/f.md`\n\n## 今後の計画\n\n`docs/g.md`\n";
+    let paths: Vec<String> = texts(text).into_iter().map(|(_, text, _)| text).collect();
+    assert_eq!(paths, ["docs/a.md", "docs/b.md", "docs/c.md"]);
+}
+
+#[test]
+fn code_spans_closed_by_and_so_on_are_examples_in_any_language() {
+    let text = "# Patterns\n\n- Entries (`TextEntry`, `IconEntry`, etc.): from the framework.\n\
+- UI 状态用 `IsBusy`、`IsUpdating` 等 命名。\n- 状態は `isOpen` など。\n\
+- Handlers: `OrderHandler` and `RefundHandler`.\n";
+    let names: Vec<String> = texts(text).into_iter().map(|(_, text, _)| text).collect();
+    assert_eq!(names, ["OrderHandler", "RefundHandler"]);
+}

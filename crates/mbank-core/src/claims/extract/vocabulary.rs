@@ -428,6 +428,41 @@ pub(super) const NOT_CURRENT_WORDS: &[&str] = &[
     "par exemple",
 ];
 
+/// [`NOT_CURRENT_WORDS`], found by one pass over a line: every prose line of every memory
+/// file is searched.
+static NOT_CURRENT_SEARCH: crate::markup::PhraseSearch =
+    crate::markup::PhraseSearch::new(NOT_CURRENT_WORDS);
+
+/// Whether a line's prose (lower case) holds one of [`NOT_CURRENT_WORDS`].
+pub(super) fn says_not_current(lower: &str) -> bool {
+    NOT_CURRENT_SEARCH.in_text(lower)
+}
+
+/// Code spans closed by "and so on", in the languages memory is written in: the spans
+/// are examples of a kind (`TextEntry`, `IconEntry`, etc.), not names of this code.
+const EXAMPLES_CLOSED: &[&str] = &[
+    "`, etc",
+    "` etc",
+    "`, и т.д",
+    "` и т.д",
+    "`, usw",
+    "` usw",
+    "`等",
+    "` 等",
+    "`など",
+    "` など",
+    "`등",
+    "` 등",
+];
+
+static EXAMPLES_CLOSED_SEARCH: crate::markup::PhraseSearch =
+    crate::markup::PhraseSearch::new(EXAMPLES_CLOSED);
+
+/// Whether a line (as written, code spans and all) lists code spans as examples.
+pub(super) fn lists_examples(line: &str) -> bool {
+    line.contains('`') && EXAMPLES_CLOSED_SEARCH.in_text(&line.to_lowercase())
+}
+
 /// Words saying something is gone (removed, deleted, merged away, does not exist): said
 /// anywhere in a list item or paragraph, they hold for the paths the whole of it lists,
 /// which often run on past the line the word is on.
@@ -479,6 +514,40 @@ pub(super) const OPTIONAL_WORDS: &[&str] = &[
     "선택적",
     "isteğe bağlı",
 ];
+
+/// Whether a heading (in lower case) names one of [`NOT_CURRENT_HEADINGS`]. A word of
+/// Latin letters counts only as a word of the heading, or the same word inflected
+/// (`plans`, `planning`, `examples`): a title such as "NextLevel site", "Project
+/// information" or "TodoMVC" names no plan, and its sections are claims like any other.
+/// Words of other scripts count anywhere: those languages write words without spaces,
+/// or inflect them past their stems.
+pub(super) fn heading_names_not_current(title: &str) -> bool {
+    NOT_CURRENT_HEADINGS
+        .iter()
+        .any(|word| names_word(title, word))
+}
+
+/// Endings a word of [`NOT_CURRENT_HEADINGS`] may take and still be that word.
+const INFLECTIONS: &[&str] = &[
+    "", "s", "es", "e", "en", "er", "d", "ed", "ing", "ning", "ned", "ting", "ted",
+];
+
+fn names_word(title: &str, word: &str) -> bool {
+    if !word.is_ascii() {
+        return title.contains(word);
+    }
+    title.match_indices(word).any(|(at, _)| {
+        let starts_a_word = title[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric());
+        let rest = &title[at + word.len()..];
+        let ending = rest
+            .find(|c: char| !c.is_alphanumeric())
+            .map_or(rest, |end| &rest[..end]);
+        starts_a_word && INFLECTIONS.contains(&ending)
+    })
+}
 
 /// Headings under which nothing is a claim about the code as it is.
 pub(super) const NOT_CURRENT_HEADINGS: &[&str] = &[
