@@ -758,7 +758,25 @@ pub(crate) fn is_decision_section_heading(text: &str) -> bool {
     if !may_contain_word(text, super::meaning::DECISION_STEMS_ASCII) {
         return false;
     }
-    super::meaning::names_decisions_made(text) && !read_heading(text).certain
+    super::meaning::names_decisions_made(text)
+        && !read_heading(text).certain
+        && !opens_with_a_record_part(text)
+}
+
+/// Whether a heading opens with a part of a record other than its decision ("Обоснование
+/// решения", "Rationale for the decisions", "Consequences of decisions"): it holds that
+/// part, the reasons or effects of a decision, not decisions.
+fn opens_with_a_record_part(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let first = lower
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .split(|c: char| c.is_whitespace() || matches!(c, ':' | '：'))
+        .next()
+        .unwrap_or("");
+    matches!(
+        canonical_key(first),
+        "rationale" | "context" | "consequences"
+    )
 }
 
 /// A table row of two cells (`| Datum | 2025-03-21 |`) as the field it holds

@@ -237,6 +237,19 @@ pub(super) fn names_decisions_made(text: &str) -> bool {
 /// Whether a heading speaks of decisions not made, or of lessons, issues, questions or
 /// plans: such a heading is no section of decisions, nor is anything below it.
 pub(super) fn names_not_made(text: &str) -> bool {
+    names_not_made_from(text, usize::MAX)
+}
+
+/// [`names_not_made`] of a document's title (a level-1 heading), which says so by its
+/// first word ("# Open questions", "# TODO", "# Lessons learned"): a title naming its
+/// product or topic ("# Architecture design - TODO application", "# Redesign of
+/// pet.todo") heads decisions like any other.
+pub(super) fn title_names_not_made(text: &str) -> bool {
+    names_not_made_from(text, 1)
+}
+
+/// [`names_not_made`], looking at the heading's first `leading` words only.
+fn names_not_made_from(text: &str, leading: usize) -> bool {
     let plain = strip_markup(text);
     let lower = plain.to_lowercase();
     let words = words(&plain);
@@ -248,7 +261,7 @@ pub(super) fn names_not_made(text: &str) -> bool {
             .get(1)
             .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()));
     issue_title
-        || words.iter().any(|w| NOT_MADE_WORDS.contains(&w.as_str()))
+        || (words.iter().take(leading)).any(|w| NOT_MADE_WORDS.contains(&w.as_str()))
         || NOT_MADE_CJK.iter().any(|w| lower.contains(w))
 }
 

@@ -40,6 +40,7 @@ use crate::model::Role;
 mod adr;
 mod append_only;
 mod date_order;
+mod document_date;
 mod entry;
 mod events;
 mod links;
@@ -475,7 +476,9 @@ pub(crate) fn parse_file(path: &Path, role: Role, text: &str) -> Vec<Decision> {
     } else if role == Role::Decisions && records_document::is_records_document(path) {
         records_document::parse_records_document(path, text)
     } else {
-        parse_log(path, text)
+        let mut entries = parse_log(path, text);
+        document_date::date_undated(path, text, &mut entries);
+        entries
     }
 }
 

@@ -5,9 +5,7 @@
 //! is still to decide ("Status: pending") records nothing yet.
 use std::path::Path;
 
-use super::entry::read_fields;
-use super::{Decision, DecisionStatus, DecisionStyle, parse_log};
-use crate::markup::markdown;
+use super::{Decision, DecisionStatus, DecisionStyle, document_date, parse_log};
 
 /// Whether `path` is such a document: read as a decision log, kept in a folder of
 /// records, and not named as a log itself (`docs/decisions/decision-log.md` is one).
@@ -28,31 +26,15 @@ pub(super) fn is_records_document(path: &Path) -> bool {
 
 /// The records of such a document.
 pub(super) fn parse_records_document(path: &Path, text: &str) -> Vec<Decision> {
-    // What the document says of itself comes before its first section.
-    let head = read_fields(
-        text.lines()
-            .skip_while(|line| markdown::heading(line).is_some_and(|(level, _)| level == 1))
-            .take_while(|line| markdown::heading(line).is_none_or(|(level, _)| level == 1))
-            // Often set off as a quote (`> **Status**: …`).
-            .map(|line| line.trim_start().trim_start_matches('>')),
-    );
-    if head.status == Some(DecisionStatus::Proposed) {
+    if document_date::head_fields(text, usize::MAX).status == Some(DecisionStatus::Proposed) {
         return Vec::new();
     }
-    parse_log(path, text)
+    let mut records: Vec<Decision> = parse_log(path, text)
         .into_iter()
         .filter(|d| matches!(d.style, DecisionStyle::Adr | DecisionStyle::ClineBlock))
-        .map(|mut d| {
-            if d.date.is_none() && d.month.is_none() {
-                d.date = head.date.map(|(date, _)| date);
-                d.time = head.date.and_then(|(_, time)| time);
-                if d.date.is_none() {
-                    d.month = head.month;
-                }
-            }
-            d
-        })
-        .collect()
+        .collect();
+    document_date::date_undated(path, text, &mut records);
+    records
 }
 
 #[cfg(test)]
