@@ -613,18 +613,26 @@ fn month_then_title(text: &str) -> Option<(super::Month, &str)> {
         .iter()
         .take_while(|b| b.is_ascii_digit())
         .count();
-    let after = year_end + 1 + month_len;
+    let month_end = year_end + 1 + month_len;
+    // A day left to fill in (`2025-01-XX`) gives only the month.
+    let unfilled = inner.get(month_end..month_end + 3).is_some_and(|day| {
+        matches!(
+            day.to_ascii_lowercase().as_str(),
+            "-xx" | "/xx" | "-??" | "/??" | "-__" | "/__"
+        )
+    });
+    let after = month_end + if unfilled { 3 } else { 0 };
     // A day after the month (`2026-07-03`) makes it a date, read elsewhere.
     if !(1..=2).contains(&month_len) || matches!(bytes.get(after), Some(b'-' | b'/' | b'.')) {
         return None;
     }
-    let month = super::Month::new(inner[..4].parse().ok()?, inner[5..after].parse().ok()?)?;
-    let rest = inner[after..].trim_start_matches([']', ')']);
+    let month = super::Month::new(inner[..4].parse().ok()?, inner[5..month_end].parse().ok()?)?;
+    let rest = &inner[after..];
     let title = rest.trim_start_matches(|c: char| {
-        c.is_whitespace() || matches!(c, '-' | '–' | '—' | ':' | '|' | '：' | '｜')
+        c.is_whitespace() || matches!(c, '-' | '–' | '—' | ':' | '|' | '：' | '｜' | ']' | ')')
     });
-    // A dash, colon or bar must stand between them (`2026-07 Release` may be a version);
-    // a title must follow.
+    // A dash, colon, bar or the stamp's closing bracket must stand between them (`2026-07
+    // Release` may be a version); a title must follow.
     let separated = rest[..rest.len() - title.len()].contains(|c: char| !c.is_whitespace());
     (separated && !title.trim().is_empty()).then_some((month, title))
 }

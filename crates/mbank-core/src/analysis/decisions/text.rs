@@ -274,10 +274,11 @@ pub(super) fn date_from_captures(
     Some((date, time))
 }
 
-/// A month and year with no day: `2026-02`, `2026/02`, `Dec 2025`, `December 2025`.
+/// A month and year with no day: `2026-02`, `2026/02`, `Dec 2025`, `December 2025`, and
+/// a date whose day is left to fill in (`2025-01-XX`, `2025-01-??`).
 static MONTH_ONLY: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"(?i)(?:^|[^\d/.-])(?P<y>\d{4})[-/](?P<m>0?[1-9]|1[0-2])(?:$|[^\d/.-])|\b(?P<name>jan|january|feb|february|mar|march|apr|april|may|jun|june|jul|july|aug|august|sep|sept|september|oct|october|nov|november|dec|december)\.?,?\s+(?P<y2>\d{4})\b",
+        r"(?i)(?:^|[^\d/.-])(?P<y>\d{4})[-/](?P<m>0?[1-9]|1[0-2])(?:[-/](?:xx|\?\?|__))?(?:$|[^\d/.-])|\b(?P<name>jan|january|feb|february|mar|march|apr|april|may|jun|june|jul|july|aug|august|sep|sept|september|oct|october|nov|november|dec|december)\.?,?\s+(?P<y2>\d{4})\b",
     )
 });
 

@@ -853,3 +853,23 @@ fn a_table_of_a_record_s_date_and_status_under_its_heading_gives_them() {
         ]
     );
 }
+
+#[test]
+fn a_date_whose_day_is_left_to_fill_in_dates_the_entry_to_its_month() {
+    let text = "# Decision Log\n\n## [2025-01-XX] 分層驗證系統 (Tiered Validation)\n\n\
+**Decision:** validate in three tiers\n\n## [2025-02-??] Cache the index\n\n**Decision:** yes\n";
+    let got: Vec<(String, Option<String>)> = log(text)
+        .into_iter()
+        .map(|d| (d.title, d.month.map(|m| m.to_string())))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "分層驗證系統 (Tiered Validation)".to_string(),
+                Some("2025-01".to_string())
+            ),
+            ("Cache the index".to_string(), Some("2025-02".to_string())),
+        ]
+    );
+}
