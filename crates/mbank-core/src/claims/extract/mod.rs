@@ -150,7 +150,8 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
                 not_current,
                 about_mcp,
             });
-            continue;
+            // What a heading names in code (`### Tables (in `db/schema.sql`)`) is claimed
+            // like a line's: read on below.
         }
         // What the line strikes through, the memory itself marks as no longer so.
         let struck = struck_through(line);

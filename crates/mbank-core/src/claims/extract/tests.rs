@@ -410,3 +410,14 @@ fn code_spans_closed_by_and_so_on_are_examples_in_any_language() {
     let names: Vec<String> = texts(text).into_iter().map(|(_, text, _)| text).collect();
     assert_eq!(names, ["OrderHandler", "RefundHandler"]);
 }
+
+#[test]
+fn a_heading_claims_the_paths_it_names_unless_it_names_a_plan() {
+    let text = "# Patterns\n\n### Core tables (in `supabase/database.sql`)\n\nUsers and lists.\n\n\
+## Next steps: `src/later.rs`\n\n- add tests\n";
+    let found = texts(text);
+    assert_eq!(
+        found,
+        vec![(ClaimKind::Path, "supabase/database.sql".into(), 3)]
+    );
+}
