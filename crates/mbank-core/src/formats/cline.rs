@@ -409,10 +409,12 @@ pub(crate) fn place_memory_bank(rel: &Path, layer: fn(Role) -> Option<u8>) -> Pl
     } else {
         LoadKind::Never
     };
-    let (role, layer) = if top_level {
-        (role, layer(role))
-    } else {
-        (Role::Other, None)
+    // A record named as one (`adr/ADR-001-tech-stack.md`) is a decision record wherever
+    // the bank keeps it; any other file below the top is only kept there.
+    let (role, layer) = match role {
+        _ if top_level => (role, layer(role)),
+        Role::Adr => (Role::Adr, None),
+        _ => (Role::Other, None),
     };
     Placement {
         role,
@@ -459,6 +461,16 @@ pub(crate) fn bank_budgets(borrowed: bool) -> Vec<Budget> {
 mod tests {
     use super::*;
     use std::path::PathBuf;
+
+    #[test]
+    fn a_record_named_as_one_below_the_top_is_a_decision_record() {
+        for rel in ["adr/ADR-001-tech-stack.md", "decisions/adr-0004-cache.md"] {
+            let placed = super::super::memory_bank_mcp::MemoryBankMcp.place(&PathBuf::from(rel));
+            assert_eq!((placed.role, placed.layer), (Role::Adr, None), "{rel}");
+        }
+        let other = Cline.place(&PathBuf::from("adr/notes.md"));
+        assert_eq!(other.role, Role::Other);
+    }
 
     #[test]
     fn cline_layers_follow_the_spec_and_every_markdown_file_loads() {
