@@ -203,6 +203,49 @@ fn bad_paths_exit_with_code_2() {
 }
 
 #[test]
+fn a_section_pointing_to_the_decision_log_for_the_record_sums_it_up() {
+    let temp = root();
+    let shop = temp.path().join("root/shop/memory-bank");
+    let summary = "# Active\n\nCheckout.\n\n## Key Decisions & Trade-offs\n\n\
+See `memory-bank/decisionLog.md` for the detailed history.\n\n**Major choices:**\n\
+- **pnpm over npm:** faster installs\n- **Cards first:** fewer providers\n";
+    write(&shop.join("activeContext.md"), summary);
+    let titles = |temp: &tempfile::TempDir| -> Vec<String> {
+        let out = mbank(temp.path(), &["timeline", "--json"]);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let projects = json["projects"].as_array().unwrap().clone();
+        let shop_json = projects
+            .iter()
+            .find(|p| p["name"] == "shop")
+            .unwrap()
+            .clone();
+        shop_json["decisions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["title"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        titles(&temp),
+        [
+            "Start with a monolith",
+            "Take card payments only",
+            "Keep prices in cents"
+        ]
+    );
+    // Without the pointer, the section's choices are entries of their own.
+    write(
+        &shop.join("activeContext.md"),
+        &summary.replace(
+            "See `memory-bank/decisionLog.md` for the detailed history.\n\n",
+            "",
+        ),
+    );
+    assert_eq!(titles(&temp).len(), 5);
+}
+
+#[test]
 fn decisions_in_sections_of_other_files_join_the_timeline_with_their_file_and_line() {
     let temp = root();
     let shop = temp.path().join("root/shop/memory-bank");

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use super::links::link_supersessions;
 use super::pointed::{Reached, pointed_files, read_pointed};
-use super::sections::parse_sections;
+use super::sections::{log_summaries, parse_sections};
 use super::text::{ADR_REF, adr_number, normalize_title};
 use super::timeline::sort_timeline;
 use super::{Decision, parse_file};
@@ -241,10 +241,21 @@ pub(crate) fn section_decisions<'d>(
             continue;
         };
         let cites = logged.citations(&text);
+        // A section pointing to the log for the record sums the log up.
+        let summaries = if logged.is_empty() {
+            Vec::new()
+        } else {
+            log_summaries(&text)
+        };
+        let sums_up = |d: &Decision| {
+            summaries
+                .iter()
+                .any(|&(from, to)| (from..=to).contains(&d.line))
+        };
         out.extend(
             parse_sections(&file.path, &file.display, &text)
                 .into_iter()
-                .filter(|d| !logged.restated_by(d) && !cites.logged_record(d)),
+                .filter(|d| !logged.restated_by(d) && !cites.logged_record(d) && !sums_up(d)),
         );
     }
     out
@@ -260,6 +271,11 @@ struct Logged {
 }
 
 impl Logged {
+    /// Whether the logs hold nothing.
+    fn is_empty(&self) -> bool {
+        self.ids.is_empty() && self.titles.is_empty()
+    }
+
     fn new<'d>(logged: impl Iterator<Item = &'d Decision> + Clone) -> Logged {
         let ids = logged
             .clone()

@@ -109,6 +109,9 @@ struct Bullet {
     id: Option<String>,
     status: Option<DecisionStatus>,
     superseded_by: Vec<String>,
+    /// The date or month its title gives (`**Architecture pivot (2025-07-19)**: …`).
+    date: Option<(NaiveDate, Option<NaiveTime>)>,
+    month: Option<super::Month>,
 }
 
 /// `None` for a bullet that points to where the decision is recorded, asks a question,
@@ -180,6 +183,8 @@ fn read_bullet(text: &str) -> Option<Bullet> {
             id: heading.id.or(referenced),
             status,
             superseded_by,
+            date: heading.date,
+            month: heading.month,
         });
     }
     let heading = read_heading(body);
@@ -206,6 +211,8 @@ fn read_bullet(text: &str) -> Option<Bullet> {
         id: id.or(referenced),
         status,
         superseded_by,
+        date: heading.date,
+        month: heading.month,
     })
 }
 
@@ -585,7 +592,7 @@ impl SectionSource<'_> {
                 continue;
             }
             let fields = self.fields(start + 1, end);
-            let date: Option<(NaiveDate, Option<NaiveTime>)> = date.or(fields.date);
+            let date: Option<(NaiveDate, Option<NaiveTime>)> = date.or(bullet.date).or(fields.date);
             let style = if date.is_some() {
                 DecisionStyle::LogLine
             } else {
@@ -595,7 +602,7 @@ impl SectionSource<'_> {
             d.date = date.map(|d| d.0);
             d.time = date.and_then(|d| d.1);
             if date.is_none() {
-                d.month = fields.month;
+                d.month = bullet.month.or(fields.month);
             }
             d.status = bullet
                 .status
@@ -676,6 +683,38 @@ pub(crate) fn parse_sections(path: &Path, display: &str, text: &str) -> Vec<Deci
         index = end;
     }
     super::document_date::date_undated(path, text, &mut out);
+    out
+}
+
+/// The lines (1-based, first to last) of the decision sections of `text` that open by
+/// pointing to a decision log for the record ("See `memory-bank/decisionLog.md` for
+/// the detailed history." over "**Major choices:** …"): what they list sums up that log.
+pub(crate) fn log_summaries(text: &str) -> Vec<(usize, usize)> {
+    if !text.contains("ecision") && text.is_ascii() {
+        return Vec::new();
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let mask = content_mask(text, lines.len());
+    let mut out = Vec::new();
+    for index in 0..lines.len() {
+        let Some((level, heading)) = heading_at(&lines, &mask, index) else {
+            continue;
+        };
+        if !is_decision_section_heading(&heading) {
+            continue;
+        }
+        let end = (index + 1..lines.len())
+            .find(|i| heading_at(&lines, &mask, *i).is_some_and(|(l, _)| l <= level))
+            .unwrap_or(lines.len());
+        let opening = (index + 1..end)
+            .map(|i| lines[i])
+            .find(|line| !line.trim().is_empty());
+        if opening
+            .is_some_and(|line| is_pointer(line) && super::meaning::names_a_decision_log(line))
+        {
+            out.push((index + 2, end));
+        }
+    }
     out
 }
 

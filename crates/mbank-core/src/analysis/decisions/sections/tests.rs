@@ -373,3 +373,26 @@ Options weighed in the creative document.\n\n### Key decisions\n\n1. **Dark pale
         ]
     );
 }
+
+#[test]
+fn a_bullet_whose_title_gives_its_date_is_dated_by_it() {
+    let text = "# Progress\n\n## Evolution of project decisions\n\n\
+* **Architecture pivot (2025-07-19)**: the standard viewer replaces the custom one\n\
+* Cache pages on disk (March 2025)\n* **Keep one bundle**: simpler deploys\n";
+    let got: Vec<(String, Option<NaiveDate>, Option<String>)> = sections(text)
+        .into_iter()
+        .map(|d| (d.title, d.date, d.month.map(|m| m.to_string())))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("Architecture pivot".to_string(), date("2025-07-19"), None),
+            (
+                "Cache pages on disk".to_string(),
+                None,
+                Some("2025-03".to_string())
+            ),
+            ("Keep one bundle".to_string(), None, None),
+        ]
+    );
+}
