@@ -439,3 +439,61 @@ fn tui_agrees(root: &Path) {
         );
     }
 }
+
+/// Claude Code's session start in `project` under `root` as `context` counts it: every
+/// piece of the project it loads, imports and all.
+fn context_session(sandbox: &Sandbox, root: &Path, project: &str) -> u64 {
+    let context = sandbox.run(&[
+        "context",
+        "--json",
+        "--agent",
+        "claude-code",
+        "--root",
+        root.to_str().unwrap(),
+        project,
+    ]);
+    context.expect_code(0);
+    let context = context.json();
+    context["projects"][0]["sessions"][0]["banks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|bank| bank["pieces"].as_array().unwrap())
+        .filter(|piece| piece["scope"] == "project")
+        .map(|piece| piece["tokens"].as_u64().unwrap())
+        .sum()
+}
+
+/// The session figure `list` gives the one project under `root`, and its agent.
+fn listed_session(sandbox: &Sandbox, root: &Path) -> (u64, Value) {
+    let list = sandbox.run(&["list", "--json", "--root", root.to_str().unwrap()]);
+    list.expect_code(0);
+    let row = list.json()["projects"][0].clone();
+    (session_tokens(&row), row["agent"].clone())
+}
+
+#[test]
+fn claude_code_s_session_holds_what_claude_md_imports_each_file_once() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    put(root, "app/AGENTS.md", &sized("Agents", 300));
+    put(root, "app/docs/guide.md", &sized("Guide", 120));
+    put(root, "app/.claude/rules/style.md", &sized("Style", 40));
+    // The rule file loads on its own too: imported again, it still counts once.
+    put(
+        root,
+        "app/CLAUDE.md",
+        "# App\n\n@AGENTS.md\n@docs/guide.md\n@.claude/rules/style.md\n",
+    );
+    let sandbox = Sandbox::new();
+    let (listed, agent) = listed_session(&sandbox, root);
+    assert_eq!(agent, "claude-code");
+    assert_eq!(listed, context_session(&sandbox, root, "app"));
+    assert!(listed > 460, "{listed}: the imports are counted");
+    // An imported file outside every bank, edited: the remembered row sees it.
+    sandbox.settle();
+    put(root, "app/docs/guide.md", &sized("Guide", 400));
+    let (edited, _) = listed_session(&sandbox, root);
+    assert_eq!(edited, context_session(&sandbox, root, "app"));
+    assert!(edited > listed, "{edited} after {listed}");
+}

@@ -133,6 +133,16 @@ impl Agent {
 
     /// The formats whose files this agent may load at session start; [`Agent::reads`]
     /// says which of their files.
+    /// Whether this agent loads what the `@` imports of a file of `format` name along
+    /// with it (Claude Code in CLAUDE.md, Gemini CLI in GEMINI.md); Zed and opencode
+    /// read a CLAUDE.md whole, its `@` lines as text.
+    pub(crate) fn expands_imports_of(self, format: Format) -> bool {
+        matches!(
+            (self, format),
+            (Agent::ClaudeCode, Format::ClaudeMd) | (Agent::Gemini, Format::GeminiMd)
+        ) && super::rules(format).expands_imports()
+    }
+
     pub fn formats(self) -> &'static [Format] {
         match self {
             Agent::ClaudeCode => &[

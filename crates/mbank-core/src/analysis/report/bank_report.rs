@@ -3,10 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use super::verdicts::verdict_findings;
-use super::{Analyzer, BankReport, Depth, FileReport, epoch_seconds};
+use super::{Analyzer, BankReport, Depth, FileReport, ImportedTokens, epoch_seconds};
 use crate::analysis::budgets::{self, Measure};
 use crate::analysis::decisions::{self, Decision};
 use crate::analysis::git_evidence::{Evidence, GitEvidence, GitFacts};
+use crate::analysis::imports::{self, Expander, HomeRoots, ImportPolicy};
 use crate::analysis::membership;
 use crate::analysis::staleness::{self, FileActivity, ProjectActivity, StalenessSettings};
 use crate::findings::{Finding, FindingCode, Severity};
@@ -375,6 +376,8 @@ impl Analyzer<'_> {
         let mut files = Vec::with_capacity(bank.files.len());
         let mut file_checks = std::mem::take(&mut budget.files).into_iter();
         let mut file_staleness = staleness.into_iter();
+        let mut file_imports =
+            imported_figures(project, &bank, &self.home, self.encoding).into_iter();
         for (file, result) in bank.files.into_iter().zip(results) {
             let (stats, error) = match result {
                 Ok(stats) => (Some(stats), None),
@@ -401,6 +404,7 @@ impl Analyzer<'_> {
                     .and_then(|c| epoch_seconds(c.time())),
                 stats,
                 error,
+                imports: file_imports.next().unwrap_or_default(),
                 file,
             });
         }
@@ -429,4 +433,52 @@ impl Analyzer<'_> {
             problems: bank.problems,
         }
     }
+}
+
+/// What the `@` imports of each start-up file of `bank` load with it, for the agent that
+/// expands them, read and counted here so every view's session figure holds them; an
+/// empty list for each file of a format whose imports load nothing.
+fn imported_figures(
+    project: &Project,
+    bank: &Bank,
+    home: &HomeRoots,
+    encoding: Encoding,
+) -> Vec<Vec<ImportedTokens>> {
+    let mut out = vec![Vec::new(); bank.files.len()];
+    if !imports::format_expands_imports(bank.format) {
+        return out;
+    }
+    let mut expander =
+        Expander::new(ImportPolicy::of_project(project, home).for_format(bank.format));
+    // Imports resolve to where files really are: so is the project, once it is needed.
+    let mut real_project: Option<PathBuf> = project.real.clone();
+    for (file, imported) in bank.files.iter().zip(&mut out) {
+        let markdown = crate::formats::names::is_markdown(&file.file_name());
+        if file.is_virtual() || file.load != LoadKind::Startup || !markdown {
+            continue;
+        }
+        let Ok(text) = crate::io::text::read_text_limited(&file.path, MAX_READ_BYTES) else {
+            continue;
+        };
+        // Most files import nothing: only one naming an `@` is expanded.
+        if !text.contains('@') {
+            continue;
+        }
+        let real_project = real_project.get_or_insert_with(|| {
+            std::fs::canonicalize(&project.path).unwrap_or_else(|_| project.path.clone())
+        });
+        for loaded in expander.expand(&file.path, &text).files {
+            let stats = tokens::measure(&loaded.text, encoding);
+            let path = match loaded.path.strip_prefix(&*real_project) {
+                Ok(inside) => inside.to_path_buf(),
+                Err(_) => loaded.path,
+            };
+            imported.push(ImportedTokens {
+                path,
+                loaded_tokens: stats.loaded_tokens as u64,
+                private_tokens: stats.private_tokens as u64,
+            });
+        }
+    }
+    out
 }

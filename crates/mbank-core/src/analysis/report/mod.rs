@@ -84,6 +84,20 @@ pub struct FileReport {
     pub modified: Option<u64>,
     /// Time of the last git commit that touched the file (seconds since the epoch).
     pub last_commit: Option<u64>,
+    /// What its `@` imports load with it at session start, for the agent that expands
+    /// them (Claude Code for CLAUDE.md, Gemini CLI for GEMINI.md): each file once, in
+    /// the order they load. Empty for a file of another format or not loaded at start.
+    #[serde(skip)]
+    pub imports: Vec<ImportedTokens>,
+}
+
+/// A file an import loads at session start, and its figures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportedTokens {
+    /// Relative to the project where it lies inside it, else where it really is.
+    pub path: PathBuf,
+    pub loaded_tokens: u64,
+    pub private_tokens: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]

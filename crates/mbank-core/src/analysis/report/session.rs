@@ -1,5 +1,6 @@
 //! Each agent's session start in a project: which start-up files it reads, their tokens
 //! and the budget that limits them.
+use std::collections::HashSet;
 use std::path::Path;
 
 use serde::Serialize;
@@ -14,9 +15,11 @@ impl ProjectReport {
     /// The start-up files of each agent's session that loads any here, in [`Agent::ALL`]
     /// order: each agent counts only the files it reads ([`Agent::reads`]), each start-up
     /// file as the token cache counted it (`.roomodes` as Roo Code sends it in the default
-    /// mode), each with its budget ([`SessionTokens::budget`]). Imports, the user's own
-    /// files, the agents' cut-offs and a bank an agent's instructions direct it to read
-    /// (Copilot given Cline's instructions) are `mbank context`'s, which reads the texts.
+    /// mode), each with its budget ([`SessionTokens::budget`]), and what the `@` imports
+    /// of those files load with them for the agent that expands them
+    /// ([`FileReport::imports`]), each file once. The user's own files, the agents'
+    /// cut-offs and a bank an agent's instructions direct it to read (Copilot given
+    /// Cline's instructions) are `mbank context`'s, which reads the texts.
     pub fn agent_tokens(&self) -> Vec<SessionTokens> {
         // One pass over the files, each asked only of the agents loading its format.
         let mut sessions: [Option<SessionTokens>; Agent::ALL.len()] = [None; Agent::ALL.len()];
@@ -33,6 +36,10 @@ impl ProjectReport {
                 .iter()
                 .map(|file| (self.relative(file), file.file.size, file.file.load))
         }));
+        // The files each agent reads whose imports it loads along (CLAUDE.md's for
+        // Claude Code), and every file it reads, each once.
+        let mut importing: [Vec<&FileReport>; Agent::ALL.len()] = Default::default();
+        let mut read: [HashSet<&Path>; Agent::ALL.len()] = Default::default();
         for (bank_index, (bank, loading)) in self.banks.iter().zip(&loading).enumerate() {
             if !loading.contains(&true) {
                 continue;
@@ -48,7 +55,23 @@ impl ProjectReport {
                         sessions[index]
                             .get_or_insert(SessionTokens::empty(Some(agent)))
                             .add(file, bank_index);
+                        read[index].insert(rel);
+                        if !file.imports.is_empty() && agent.expands_imports_of(bank.format) {
+                            importing[index].push(file);
+                        }
                     }
+                }
+            }
+        }
+        // What their imports load comes with them, once, unless the agent reads it anyway.
+        for ((session, importing), read) in sessions.iter_mut().zip(importing).zip(&mut read) {
+            let Some(session) = session else {
+                continue;
+            };
+            for imported in importing.iter().flat_map(|file| &file.imports) {
+                if read.insert(&imported.path) {
+                    session.tokens += imported.loaded_tokens;
+                    session.private_tokens += imported.private_tokens;
                 }
             }
         }

@@ -67,6 +67,7 @@ fn file(root: &Path, rel: &str, group: Option<&str>, memory: Option<&str>) -> Fi
         staleness: None,
         modified: None,
         last_commit: None,
+        imports: Vec::new(),
     }
 }
 
