@@ -33,16 +33,14 @@ pub(super) fn date_undated(path: &Path, text: &str, entries: &mut [Decision]) {
     }
     let first_entry = entries.iter().map(|d| d.line).min().unwrap_or(usize::MAX);
     let head = head_fields(text, first_entry);
-    let (date, time, month) = match (head.date, head.month, date_in_name(path)) {
-        (Some((date, time)), _, _) => (Some(date), time, None),
-        (None, Some(month), _) => (None, None, Some(month)),
-        (None, None, Some(date)) => (Some(date), None, None),
+    let (date, month) = match (head.date, head.month, date_in_name(path)) {
+        (Some(date), _, _) => (Some(date), None),
+        (None, Some(month), _) => (None, Some(month)),
+        (None, None, Some(date)) => (Some((date, None)), None),
         (None, None, None) => return,
     };
     for entry in entries.iter_mut().filter(|d| !d.dated()) {
-        entry.date = date;
-        entry.time = time;
-        entry.month = month;
+        entry.date_by(date, month);
     }
 }
 

@@ -447,6 +447,17 @@ impl Decision {
         self.dated() || self.id.is_some() || self.status != DecisionStatus::Unknown
     }
 
+    /// Dates it to the day (and time) `date` gives, else to `month`.
+    pub(super) fn date_by(
+        &mut self,
+        date: Option<(NaiveDate, Option<NaiveTime>)>,
+        month: Option<Month>,
+    ) {
+        self.date = date.map(|d| d.0);
+        self.time = date.and_then(|d| d.1);
+        self.month = if date.is_none() { month } else { None };
+    }
+
     /// Whether its source says when it was taken, to the day or to the month.
     pub fn dated(&self) -> bool {
         self.date.is_some() || self.month.is_some()

@@ -458,11 +458,7 @@ impl SectionSource<'_> {
             let fields = self.fields(start + 1, end);
             let date = heading.date.or(fields.date);
             let mut decision = self.decision(*start, end, title, heading.id, heading.style, group);
-            decision.date = date.map(|d| d.0);
-            decision.time = date.and_then(|d| d.1);
-            if date.is_none() {
-                decision.month = heading.month.or(fields.month);
-            }
+            decision.date_by(date, heading.month.or(fields.month));
             decision.status = fields
                 .status
                 .or(marked_status)
@@ -599,11 +595,7 @@ impl SectionSource<'_> {
                 DecisionStyle::ListItem
             };
             let mut d = self.decision(start, end, bullet.title, bullet.id, style, group);
-            d.date = date.map(|d| d.0);
-            d.time = date.and_then(|d| d.1);
-            if date.is_none() {
-                d.month = bullet.month.or(fields.month);
-            }
+            d.date_by(date, bullet.month.or(fields.month));
             d.status = bullet
                 .status
                 .or(fields.status)
