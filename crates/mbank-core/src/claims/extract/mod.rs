@@ -20,7 +20,7 @@ use commands::{PACKAGE_RUN, script_claim, shell_claims};
 use vocabulary::{
     BARE_FILES, DEPENDENCY_HEADINGS, EXTENSIONS, GONE_WORDS, JS_LIBRARIES, NEW_FILE_MARKS,
     NOT_DEPENDENCIES, NOT_SYMBOLS, OPTIONAL_WORDS, heading_names_not_current, lists_examples,
-    says_not_current,
+    names_the_platform_s_own, says_not_current,
 };
 
 /// The tool that runs a named script.
@@ -625,6 +625,7 @@ fn code_claims(
     }
     if kind.tech
         && !lower_line.contains(" or ")
+        && !names_the_platform_s_own(lower_line)
         && (DEPENDENCY_HEADINGS.iter().any(|w| heading.contains(w))
             || ["depend", "librar", "package", "crate"]
                 .iter()

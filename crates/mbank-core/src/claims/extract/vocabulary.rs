@@ -438,6 +438,31 @@ pub(super) fn says_not_current(lower: &str) -> bool {
     NOT_CURRENT_SEARCH.in_text(lower)
 }
 
+/// Words calling what a line names the platform's own (native, built into the language
+/// or runtime, its standard library), in the languages memory is written in: no package
+/// of the project's manifests ("Native `fetch` API").
+const PLATFORM_WORDS: &[&str] = &[
+    "nativ",
+    "natif",
+    "built-in",
+    "builtin",
+    "standard library",
+    "stdlib",
+    "встроен",
+    "内置",
+    "內建",
+    "組み込み",
+    "標準ライブラリ",
+    "내장",
+    "eingebaut",
+    "integrad",
+];
+
+/// Whether a line's prose (lower case) calls what it names the platform's own.
+pub(super) fn names_the_platform_s_own(lower: &str) -> bool {
+    PLATFORM_WORDS.iter().any(|word| lower.contains(word))
+}
+
 /// Code spans closed by "and so on", in the languages memory is written in: the spans
 /// are examples of a kind (`TextEntry`, `IconEntry`, etc.), not names of this code.
 const EXAMPLES_CLOSED: &[&str] = &[
