@@ -682,7 +682,7 @@ pub(crate) fn parse_sections(path: &Path, display: &str, text: &str) -> Vec<Deci
 /// pointing to a decision log for the record ("See `memory-bank/decisionLog.md` for
 /// the detailed history." over "**Major choices:** …"): what they list sums up that log.
 pub(crate) fn log_summaries(text: &str) -> Vec<(usize, usize)> {
-    if !text.contains("ecision") && text.is_ascii() {
+    if !may_contain_word(text, super::meaning::DECISION_STEMS_ASCII) {
         return Vec::new();
     }
     let lines: Vec<&str> = text.lines().collect();

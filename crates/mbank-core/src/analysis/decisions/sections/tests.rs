@@ -396,3 +396,11 @@ fn a_bullet_whose_title_gives_its_date_is_dated_by_it() {
         ]
     );
 }
+
+#[test]
+fn a_decisions_section_opening_with_the_log_for_the_record_sums_it_up_in_any_language() {
+    let text = "# Kontext\n\n## Wichtige Entscheidungen\n\n\
+Alle Details stehen in `memory-bank/entscheidungen.md`.\n\n- **pnpm statt npm**: schneller\n\n\
+## Offene Punkte\n\n- Caching\n";
+    assert_eq!(log_summaries(text), [(4, 8)]);
+}
