@@ -538,3 +538,49 @@ fn a_folder_tree_s_stale_entries_are_claims_unless_most_of_the_tree_is_elsewhere
         "{found:#?}"
     );
 }
+
+#[test]
+fn a_rule_file_is_told_only_of_the_paths_history_shows_gone() {
+    let repo = GitRepo::folder("rules");
+    repo.init();
+    repo.write("src/main.rs", "fn main() {}\n");
+    repo.write("docs/GUIDE.md", "# Guide\n");
+    repo.write("docs/OLD_PLAN.md", "# Plan\n");
+    repo.commit_all("first");
+    repo.git(&["mv", "docs/GUIDE.md", "docs/handbook.md"]);
+    repo.commit_all("rename the guide");
+    let renamed = repo.git(&["log", "-1", "--format=%h"]).trim().to_string();
+    repo.git(&["rm", "-q", "docs/OLD_PLAN.md"]);
+    repo.commit_all("drop the plan");
+    let removed = repo.git(&["log", "-1", "--format=%h"]).trim().to_string();
+    // A rule names this repository's paths that history shows gone, one that exists,
+    // and the layout of a template (`src/components/Button.tsx`, never here).
+    repo.write(
+        ".cursor/rules/project.mdc",
+        "---\nalwaysApply: true\n---\n# Project rules\n\nRead `docs/GUIDE.md` and `docs/OLD_PLAN.md` first.\n\
+Entry point: `src/main.rs`. Components live in `src/components/Button.tsx`.\n",
+    );
+    repo.commit_all("rules");
+    let sandbox = Sandbox::new();
+    let json = sandbox.run(&["check", "--json", s(&repo.dir)]).json();
+    let rule = ".cursor/rules/project.mdc".to_string();
+    assert_eq!(
+        claim_findings(&json, &repo.dir),
+        [
+            (
+                "claim-missing-path".to_string(),
+                rule.clone(),
+                6,
+                format!(
+                    "`docs/GUIDE.md` was renamed to `docs/handbook.md` in {renamed}: update the memory"
+                ),
+            ),
+            (
+                "claim-missing-path".to_string(),
+                rule,
+                6,
+                format!("`docs/OLD_PLAN.md` was removed in {removed} and is not in the work tree"),
+            ),
+        ]
+    );
+}

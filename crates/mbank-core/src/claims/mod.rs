@@ -15,11 +15,13 @@
 //!
 //! Outside any git repository nothing is checked (like every git check). Decision logs,
 //! ADRs and session logs are history, so they make no claims about the code as it is.
+mod aliases;
 mod drawings;
 pub mod extract;
 mod names;
 mod names_memo;
 mod removals;
+mod rule_files;
 mod scripts;
 pub mod tree;
 
@@ -94,6 +96,8 @@ struct Made<'d> {
     lines: Vec<usize>,
     /// The headings above a symbol's first line ("error monitoring (sentry)"), lower-cased.
     section: String,
+    /// Said only where history shows the path gone (a rule file's, [`rule_files`]).
+    gone_only: bool,
 }
 
 impl<'d> Made<'d> {
@@ -115,6 +119,7 @@ impl<'d> Made<'d> {
             doc,
             lines: vec![claim.line],
             section,
+            gone_only: rule_files::is_rule_file(doc),
             claim,
         }
     }
@@ -255,9 +260,10 @@ impl ClaimChecker {
             return Vec::new();
         }
         let mut made: Vec<Made<'_>> = Vec::new();
-        let aliases = aliases(project, docs);
+        let aliases = aliases::aliases(project, docs);
         for doc in docs {
-            if !states_the_present(*doc) || aliases.contains(doc.path) {
+            let rules = rule_files::is_rule_file(*doc);
+            if !(states_the_present(*doc) || rules) || aliases.contains(doc.path) {
                 continue;
             }
             let Ok(text) = crate::io::text::read_text_limited(doc.path, MAX_MEMORY_BYTES) else {
@@ -266,7 +272,8 @@ impl ClaimChecker {
             let kind = file_kind(*doc);
             let mut by_claim: BTreeMap<(ClaimKind, String), usize> = BTreeMap::new();
             let mut headings = None;
-            for claim in extract::claims(&text, kind) {
+            let claims = extract::claims(&text, kind).into_iter();
+            for claim in claims.filter(|c| !rules || c.kind == ClaimKind::Path) {
                 // `src/locales/` and `src/locales` name one folder: one claim.
                 let named = match claim.kind {
                     ClaimKind::Path => claim.text.trim_end_matches('/').to_string(),
@@ -378,41 +385,6 @@ fn names_a_dependency(section: &str, index: &CodeIndex) -> bool {
     single
         .chain(joined)
         .any(|name| !index.exists(&name) && manifests.declares(&name))
-}
-
-/// The memory files that are links to another one of `docs` (`CLAUDE.md` and
-/// `GEMINI.md` → `AGENTS.md`), or to a file an earlier link of them already stands for:
-/// the same text makes the same claims, checked and reported once, on the file itself.
-/// Only links are resolved, one `lstat` per file.
-fn aliases<'d>(project: &Path, docs: &[MemoryDoc<'d>]) -> HashSet<&'d Path> {
-    let is_link = |path: &Path| {
-        std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink())
-    };
-    let links: Vec<&Path> = docs.iter().map(|d| d.path).filter(|p| is_link(p)).collect();
-    if links.is_empty() {
-        return HashSet::new();
-    }
-    let real_project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
-    let listed: HashSet<&Path> = docs.iter().map(|d| d.path).collect();
-    let mut stood_for: HashSet<PathBuf> = HashSet::new();
-    let mut out = HashSet::new();
-    for link in links {
-        let Ok(real) = std::fs::canonicalize(link) else {
-            continue;
-        };
-        // The target as the project lists it, when it lies inside the project.
-        let as_listed = real
-            .strip_prefix(&real_project)
-            .map(|rel| project.join(rel))
-            .ok();
-        let target_listed = as_listed
-            .as_deref()
-            .is_some_and(|target| target != link && listed.contains(target));
-        if target_listed || !stood_for.insert(real) {
-            out.insert(link);
-        }
-    }
-    out
 }
 
 /// Folders whose files are history or plans, not a description of the code as it is.
@@ -734,7 +706,8 @@ fn verify(
         {
             continue;
         }
-        if let Some((message, renamed_to)) = path_message(index, &m.claim.text, &candidates) {
+        let message = path_message(index, &m.claim.text, &candidates, m.gone_only);
+        if let Some((message, renamed_to)) = message {
             let found = finding(m, message);
             out.push(match (renamed_to, m.lines.first()) {
                 (Some(with), Some(&line)) => found.with_fix(Fix {
@@ -801,6 +774,7 @@ fn path_message(
     index: &CodeIndex,
     claim: &str,
     candidates: &[String],
+    gone_only: bool,
 ) -> Option<(String, Option<String>)> {
     if candidates.iter().any(|c| index.in_submodule(c)) {
         return None;
@@ -865,6 +839,9 @@ fn path_message(
                 None,
             ),
         });
+    }
+    if gone_only {
+        return None;
     }
     let (first, _) = claim.split_once('/')?;
     let anchored = candidates.iter().any(|c| {

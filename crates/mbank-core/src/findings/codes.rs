@@ -399,7 +399,7 @@ finding_codes! {
     // Claims the memory makes about the code.
     ClaimMissingPath = "claim-missing-path", Warning..=Warning, Mbank,
         "Memory names a file or folder that is not in the work tree",
-        "A memory file names a path that git does not track and that is not on disk. Where git history shows it was renamed or removed, the message says to what and in which commit. Correct the memory (or restore the file) so agents do not act on a path that is gone.";
+        "A memory file names a path that git does not track and that is not on disk. Where git history shows it was renamed or removed, the message says to what and in which commit. A rule file an agent loads at every session (Cursor's, Cline's or Roo Code's rules) is told only of paths history shows gone: rules are often written for many projects, their other paths examples of a layout. Correct the memory (or restore the file) so agents do not act on a path that is gone.";
     ClaimMissingScript = "claim-missing-script", Warning..=Warning, Mbank,
         "Memory names a script or task that no manifest defines",
         "A command in a memory file (npm/pnpm/yarn/bun run, make, just, cargo, poetry/uv/pdm run) names a script, target or recipe that package.json, the Makefile, the justfile, Cargo aliases or pyproject.toml do not define. Update the memory to the script's current name.";
