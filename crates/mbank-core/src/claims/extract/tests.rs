@@ -425,11 +425,12 @@ fn a_heading_claims_the_paths_it_names_unless_it_names_a_plan() {
 #[test]
 fn a_name_the_line_calls_the_platform_s_own_is_no_dependency() {
     let text = "# Tech\n\n### Utilities & libraries\n\n- **Data fetching**: Native `fetch` API\n\
-- **Dates**: `dayjs` library\n- **Hashing**: встроенный `crypto` Node.js\n";
+- **Dates**: `dayjs` library\n- **Hashing**: встроенный `crypto` Node.js\n\
+- **Navigation**: `expo-router` for React Native screens\n- **Charts**: `victory` library for imaginative dashboards\n";
     let deps: Vec<String> = texts(text)
         .into_iter()
         .filter(|(kind, _, _)| *kind == ClaimKind::Dependency)
         .map(|(_, text, _)| text)
         .collect();
-    assert_eq!(deps, ["dayjs"]);
+    assert_eq!(deps, ["dayjs", "expo-router", "victory"]);
 }

@@ -458,9 +458,20 @@ const PLATFORM_WORDS: &[&str] = &[
     "integrad",
 ];
 
-/// Whether a line's prose (lower case) calls what it names the platform's own.
+/// Whether a line's prose (lower case) calls what it names the platform's own. A word
+/// counts where it starts a word ("alternative" says nothing of the platform), and
+/// "React Native" is a framework's name, whose packages are the project's.
 pub(super) fn names_the_platform_s_own(lower: &str) -> bool {
-    PLATFORM_WORDS.iter().any(|word| lower.contains(word))
+    PLATFORM_WORDS.iter().any(|word| {
+        lower.match_indices(word).any(|(at, _)| {
+            let before = &lower[..at];
+            let starts_a_word = before
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric());
+            starts_a_word && !before.trim_end().ends_with("react")
+        })
+    })
 }
 
 /// Code spans closed by "and so on", in the languages memory is written in: the spans
