@@ -3,7 +3,7 @@
 //! process per question. The process answers each path as it reads it (`--verbose
 //! --non-matching`: one record per path, ignored or not), so a batch ends with a marker
 //! path whose answer says every path before it was answered.
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Stdio};
@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use parking_lot::Mutex;
 
-use super::command::{Policy, TIME_LIMIT, build, check_ignore_env, os};
+use super::command::{Policy, TIME_LIMIT, build, check_ignore_env, os, path_from_bytes};
 use super::types::Overrides;
 use crate::error::{CoreError, Result};
 use crate::io::reads;
@@ -50,15 +50,47 @@ impl IgnoreRules {
     /// Which of `names` (relative to `dir`, `/`-separated) the ignore rules cover, as
     /// `git check-ignore --no-index` run in `dir` with the repository's `overrides` says.
     /// A shared process answers in the folder of its first question (the repository's
-    /// top, for every caller); elsewhere a question gets a process of its own. When git
-    /// stops on a path (one it refuses), the paths answered before it are the answer, as
-    /// when all of them were given to one process that exited there.
+    /// top, for every caller); elsewhere a question gets a process of its own. A path git
+    /// refuses to judge (one beyond a symbolic link, or outside the work tree) ends its
+    /// process: such paths are left out beforehand, and one refused all the same is
+    /// passed over, the paths after it asked of a new process.
     pub(crate) fn ignored(
         &self,
         overrides: &Overrides,
         dir: &Path,
         names: &[Vec<u8>],
     ) -> Result<HashSet<Vec<u8>>> {
+        let mut links = HashMap::new();
+        let judged: Vec<&[u8]> = names
+            .iter()
+            .map(Vec::as_slice)
+            .filter(|name| judged_by_git(dir, name, &mut links))
+            .collect();
+        self.ignored_passing_over(overrides, dir, &judged)
+    }
+
+    /// [`IgnoreRules::ignored`] of `names` as they are: a path git refuses is passed over.
+    fn ignored_passing_over(
+        &self,
+        overrides: &Overrides,
+        dir: &Path,
+        names: &[&[u8]],
+    ) -> Result<HashSet<Vec<u8>>> {
+        let mut ignored = HashSet::new();
+        let mut rest = names;
+        for _ in 0..=MOST_PASSED_OVER {
+            if rest.is_empty() {
+                break;
+            }
+            let (answer, answered) = self.ask_batch(overrides, dir, rest)?;
+            ignored.extend(answer);
+            rest = rest.get(answered + 1..).unwrap_or_default();
+        }
+        Ok(ignored)
+    }
+
+    /// The ignored ones of `names` and how many of them git answered before it stopped.
+    fn ask_batch(&self, overrides: &Overrides, dir: &Path, names: &[&[u8]]) -> Result<Answered> {
         if let Some(running) = &self.running {
             let mut running = running.lock();
             if running.as_ref().is_none_or(|process| process.dir == dir) {
@@ -78,6 +110,45 @@ impl IgnoreRules {
         process.stop();
         answer
     }
+}
+
+/// The ignored paths of a batch, and how many of its paths git answered.
+type Answered = (HashSet<Vec<u8>>, usize);
+
+/// Paths git refused in one question past which the rest are still asked; past them the
+/// rest count as not ignored.
+const MOST_PASSED_OVER: usize = 8;
+
+/// Whether git judges `name` (relative to `dir`) at all: not when it climbs out of `dir`
+/// or passes through a symbolic link (git stops with "beyond a symbolic link"). Whether
+/// each folder on the way is a link is remembered in `links`.
+fn judged_by_git(dir: &Path, name: &[u8], links: &mut HashMap<Vec<u8>, bool>) -> bool {
+    if name.is_empty() || name.starts_with(b"/") {
+        return false;
+    }
+    let parts: Vec<&[u8]> = name.split(|b| *b == b'/').collect();
+    if parts.iter().any(|part| *part == b"..") {
+        return false;
+    }
+    // Every folder on the way, not the path itself (a link is judged as a path).
+    let folders = parts.len().saturating_sub(1);
+    let mut end = 0;
+    for part in &parts[..folders] {
+        end += part.len();
+        let folder = &name[..end];
+        end += 1;
+        if part.is_empty() || *part == b"." {
+            continue;
+        }
+        let is_link = *links.entry(folder.to_vec()).or_insert_with(|| {
+            std::fs::symlink_metadata(dir.join(path_from_bytes(folder)))
+                .is_ok_and(|meta| meta.file_type().is_symlink())
+        });
+        if is_link {
+            return false;
+        }
+    }
+    true
 }
 
 /// A running `git check-ignore --stdin` and the fields it has written.
@@ -123,8 +194,9 @@ impl Running {
         })
     }
 
-    /// The ignored ones of `names`, and whether the process can be asked again.
-    fn ask(&mut self, names: &[Vec<u8>]) -> (Result<HashSet<Vec<u8>>>, bool) {
+    /// The ignored ones of `names` with how many of them git answered, and whether the
+    /// process can be asked again.
+    fn ask(&mut self, names: &[&[u8]]) -> (Result<Answered>, bool) {
         let mut input = Vec::new();
         for name in names {
             input.extend_from_slice(name);
@@ -138,13 +210,14 @@ impl Running {
             .is_some_and(|stdin| stdin.write_all(&input).and_then(|()| stdin.flush()).is_ok());
         let started = Instant::now();
         let mut ignored = HashSet::new();
+        let mut answered = 0;
         let mut record: Vec<Vec<u8>> = Vec::with_capacity(4);
         loop {
             let left = TIME_LIMIT.saturating_sub(started.elapsed());
             match self.fields.recv_timeout(left) {
                 Ok(field) => record.push(field),
                 // git stopped: what it answered before is the answer.
-                Err(RecvTimeoutError::Disconnected) => return (Ok(ignored), false),
+                Err(RecvTimeoutError::Disconnected) => return (Ok((ignored, answered)), false),
                 Err(RecvTimeoutError::Timeout) => {
                     return (
                         Err(CoreError::Git(format!(
@@ -162,8 +235,9 @@ impl Running {
             let pattern = record.pop().unwrap_or_default();
             record.clear();
             if path == END_OF_BATCH {
-                return (Ok(ignored), written);
+                return (Ok((ignored, answered)), written);
             }
+            answered += 1;
             // A negated pattern matching means the path is not ignored.
             if !pattern.is_empty() && !pattern.starts_with(b"!") {
                 ignored.insert(path);
@@ -387,8 +461,8 @@ mod tests {
     }
 
     /// The shared process answers as a fresh `git check-ignore` per question would,
-    /// negated patterns included; a path git refuses ends its process with the answers
-    /// before it, and the next question starts another.
+    /// negated patterns included; a path git refuses to judge is passed over, the paths
+    /// after it still answered.
     #[test]
     fn one_process_answers_every_question_as_fresh_ones_would() {
         let dir = tempfile::tempdir().unwrap();
@@ -417,7 +491,7 @@ mod tests {
         let expected = [
             vec!["a/local.md", "x.log"],
             vec!["a/b.log", "build/out/x"],
-            vec!["y.log"],
+            vec!["y.log", "z.log"],
             vec!["q.log"],
         ];
         for (question, expected) in questions.iter().zip(expected) {
@@ -425,6 +499,31 @@ mod tests {
             let from_fresh = fresh.ignored(&overrides, root, question).unwrap();
             assert_eq!(sorted(from_shared.clone()), expected, "{question:?}");
             assert_eq!(from_shared, from_fresh, "{question:?}");
+        }
+        // Asked as they are, git stops at the path it refuses; the paths after it are
+        // still answered, by a new process.
+        let refused: [&[u8]; 4] = [b"y.log", b"../outside.log", b"../other.log", b"z.log"];
+        for rules in [&shared, &fresh] {
+            let answer = rules
+                .ignored_passing_over(&overrides, root, &refused)
+                .unwrap();
+            assert_eq!(sorted(answer), vec!["y.log", "z.log"]);
+        }
+        // A path through a linked folder is one git refuses: it is not asked at all.
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink("a", root.join("linked")).unwrap();
+            let question = names(&["linked/x.log", "linked/sub/y.log", "w.log"]);
+            let answer = shared.ignored(&overrides, root, &question).unwrap();
+            assert_eq!(sorted(answer), vec!["w.log"]);
+            let mut links = HashMap::new();
+            assert!(!judged_by_git(root, b"linked/x.log", &mut links));
+            assert!(
+                judged_by_git(root, b"linked", &mut links),
+                "the link itself"
+            );
+            assert!(judged_by_git(root, b"a/local.md", &mut links));
+            assert!(!judged_by_git(root, b"a/../x.log", &mut links));
         }
     }
 }
