@@ -6,6 +6,7 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
+use super::blob_id::ObjectFormat;
 use super::command::{Flow, os};
 use super::memo::{HistoryMemo, HistoryWalk, Walk, names_digest};
 use super::repo::GitRepo;
@@ -372,11 +373,18 @@ fn index_and_blobs<'a>(
         }
     }
     let paths: Vec<&Path> = to_hash.iter().map(|(_, p)| *p).collect();
-    let blobs = to_hash
-        .iter()
-        .map(|(n, _)| *n)
-        .zip(repo.worktree_blobs(&paths))
-        .collect();
+    let blobs = match index
+        .values()
+        .find_map(|entry| ObjectFormat::of_id(&entry.sha))
+    {
+        Some(format) => to_hash
+            .iter()
+            .map(|(n, _)| *n)
+            .zip(repo.worktree_blobs(&paths, format))
+            .collect(),
+        // Ids of no format this knows: every file counts as changed.
+        None => HashMap::new(),
+    };
     Ok(Indexed {
         index,
         unmerged,
@@ -386,7 +394,7 @@ fn index_and_blobs<'a>(
 
 /// Git facts for the files of several folders of one repository (views sharing one
 /// root, e.g. the projects of a monorepo), in one pass: one `git log`, one `ls-files`,
-/// one `ls-tree`, and `hash-object` over the tracked files, however many folders.
+/// one `ls-tree`, and the blob ids of the tracked files, however many folders.
 /// The answer has one [`Facts`] per request, keyed by that request's paths. With
 /// `whole_index`, the one `ls-files` lists the whole index and pushes every name there
 /// (see [`GitRepo::list_index`]), for a caller that needs the repository's file list too.
@@ -530,6 +538,40 @@ mod tests {
             .expect("history");
         assert_eq!(history.commits_walked, 23);
         assert!(history.of(&dir.join("gone.md")).is_none());
+    }
+
+    #[test]
+    fn a_file_is_changed_when_its_bytes_differ_from_the_index_in_either_object_format() {
+        for format in ["sha1", "sha256"] {
+            let temp = tempfile::tempdir().expect("temp");
+            let dir = temp.path();
+            git(dir, &["init", "-q", &format!("--object-format={format}")]);
+            commit_file(dir, "kept.md", "# Kept\n");
+            commit_file(dir, "edited.md", "# Edited\n");
+            #[cfg(unix)]
+            std::os::unix::fs::symlink("kept.md", dir.join("link.md")).expect("link");
+            git(dir, &["add", "-A"]);
+            git(dir, &["commit", "-q", "-m", "link"]);
+            std::fs::write(dir.join("edited.md"), "# Edited\nsince\n").expect("write");
+            let repo = GitRepo::discover(dir).expect("a repository");
+            let files = [
+                dir.join("kept.md"),
+                dir.join("edited.md"),
+                dir.join("link.md"),
+            ];
+            let paths: Vec<&Path> = files.iter().map(std::path::PathBuf::as_path).collect();
+            let facts = gather_facts(&[(&repo, paths)], None, &HistoryMemo::off())
+                .expect("facts")
+                .remove(0);
+            assert!(facts.is_clean(&files[0]), "{format}: unchanged");
+            assert!(
+                !facts.is_clean(&files[1]),
+                "{format}: edited since the commit"
+            );
+            if cfg!(unix) {
+                assert!(facts.is_clean(&files[2]), "{format}: an unchanged link");
+            }
+        }
     }
 
     #[test]

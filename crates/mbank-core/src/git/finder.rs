@@ -64,8 +64,17 @@ impl RepoFinder {
 
     /// Asks git about the repository whose `.git` entry is in `marker`.
     fn ask(marker: &Path) -> std::result::Result<Option<RepoInfo>, RepoRefusal> {
-        let out = run_bare(marker, &os(&["rev-parse", "--show-toplevel"]))
-            .map_err(|e| RepoRefusal::Failed(e.to_string()))?;
+        // The drivers are the repository's configuration, the same from any folder in
+        // it: listed while git names the top folder, each a process of its own.
+        let (out, overrides) = std::thread::scope(|scope| {
+            let overrides = scope.spawn(|| driver_overrides(marker));
+            let out = run_bare(marker, &os(&["rev-parse", "--show-toplevel"]));
+            let overrides = overrides
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (out, overrides)
+        });
+        let out = out.map_err(|e| RepoRefusal::Failed(e.to_string()))?;
         if !out.success {
             let reason = out.stderr;
             // git skips a `.git` that is no repository and found none above it either;
@@ -90,7 +99,7 @@ impl RepoFinder {
             return Ok(None);
         }
         let canonical_root = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
-        let overrides = driver_overrides(&root).map_err(|e| match e {
+        let overrides = overrides.map_err(|e| match e {
             CoreError::GitRefused { path, reason } => RepoRefusal::Refused { path, reason },
             other => RepoRefusal::Failed(other.to_string()),
         })?;

@@ -14,7 +14,8 @@
 //! listed once per repository (`git config --get-regexp` executes nothing) and each of
 //! their commands is overridden with an empty one. On top of that mbank avoids the
 //! commands that would run them: whether a file changed since HEAD is decided by hashing
-//! the work-tree bytes as they are (`hash-object --no-filters`) and comparing blob ids
+//! the work-tree bytes as they are (as `hash-object --no-filters` does, in mbank's own
+//! process: see `blob_id`) and comparing blob ids
 //! from `ls-files -s` and `ls-tree`, never by `git status` or `git diff`. The only
 //! exception is a review commit with `[review] run_git_hooks = true`, which runs the
 //! user's hooks and signing as a plain `git commit` would (`Policy::CommitHooks`).
@@ -27,6 +28,7 @@
 //! ancestors before asking git anything, so a folder outside any repository costs a few
 //! `stat`s and no process; where there is a `.git`, git is asked once per repository.
 //! A folder outside any repository is `Ok(None)`; a repository git refuses (an unsafe
+mod blob_id;
 mod command;
 mod facts;
 mod finder;
@@ -38,6 +40,7 @@ mod specs;
 pub(crate) mod test_repo;
 mod types;
 
+pub(crate) use blob_id::ObjectFormat;
 pub(crate) use command::{Output, Policy, os};
 pub(crate) use facts::gather_facts;
 pub(crate) use finder::RepoFinder;

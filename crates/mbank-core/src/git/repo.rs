@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::AtomicBool;
 
+use super::blob_id::ObjectFormat;
 use super::command::{
     Flow, Output, Policy, Streamed, build, execute, execute_streaming, execute_until, first_arg,
     git_path, os, os_bytes, path_from_bytes,
@@ -16,8 +17,6 @@ use crate::error::{CoreError, Result};
 
 /// Committed text larger than this is not fetched for comparisons.
 pub(super) const MAX_BLOB_BYTES: usize = 8 * 1024 * 1024;
-/// Work-tree files larger than this are not hashed: they count as changed.
-pub(super) const MAX_HASHED_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A repository as seen from one folder inside it (usually a project folder). Paths given
 /// to and returned by its methods are spelled like that folder (`base`), so they match
@@ -322,99 +321,18 @@ impl GitRepo {
         Ok(entries)
     }
 
-    /// Blob ids of work-tree files as they are on disk (no filter, no conversion),
-    /// `None` for a file that is missing, not a regular file or a link, too large or
-    /// unreadable. One `hash-object` for all of them (one per file only if that fails).
-    pub(crate) fn worktree_blobs(&self, files: &[&Path]) -> Vec<Option<String>> {
-        let mut out: Vec<Option<String>> = vec![None; files.len()];
-        // git runs in the root: relative paths must not be read from there.
-        let absolute: Vec<PathBuf> = files
+    /// Blob ids of work-tree files as they are on disk (no filter, no conversion), in
+    /// `format`, `None` for a file that is missing, not a regular file or a link, too
+    /// large or unreadable.
+    pub(crate) fn worktree_blobs(
+        &self,
+        files: &[&Path],
+        format: ObjectFormat,
+    ) -> Vec<Option<String>> {
+        files
             .iter()
-            .map(|f| std::path::absolute(f).unwrap_or_else(|_| f.to_path_buf()))
-            .collect();
-        let mut listed: Vec<usize> = Vec::new();
-        for (i, path) in absolute.iter().enumerate() {
-            let Ok(meta) = std::fs::symlink_metadata(path) else {
-                continue;
-            };
-            if meta.file_type().is_symlink() {
-                // Git stores a link as a blob of its target's name.
-                out[i] = std::fs::read_link(path)
-                    .ok()
-                    .and_then(|target| self.hash_bytes(&os_bytes(target.as_os_str())));
-            } else if meta.is_file() && meta.len() <= MAX_HASHED_BYTES {
-                listed.push(i);
-            }
-        }
-        // `--stdin-paths` reads one path per line and unquotes a leading `"`: other
-        // names go one at a time.
-        let (lined, odd): (Vec<usize>, Vec<usize>) = listed.into_iter().partition(|&i| {
-            let bytes = os_bytes(absolute[i].as_os_str());
-            !bytes.contains(&b'\n') && !bytes.starts_with(b"\"")
-        });
-        let batch = self.hash_paths(&lined.iter().map(|&i| &absolute[i]).collect::<Vec<_>>());
-        let singles = match batch {
-            Some(ids) => {
-                for (&i, id) in lined.iter().zip(ids) {
-                    out[i] = Some(id);
-                }
-                odd
-            }
-            // One file vanished or is unreadable: hash one at a time.
-            None => lined.into_iter().chain(odd).collect(),
-        };
-        for i in singles {
-            out[i] = self.hash_file(&absolute[i]);
-        }
-        out
-    }
-
-    /// `git hash-object --no-filters --stdin-paths`: one id per path, `None` on failure.
-    pub(super) fn hash_paths(&self, paths: &[&PathBuf]) -> Option<Vec<String>> {
-        if paths.is_empty() {
-            return Some(Vec::new());
-        }
-        let mut input = Vec::new();
-        for path in paths {
-            input.extend(os_bytes(path.as_os_str()));
-            input.push(b'\n');
-        }
-        let out = self
-            .run_at_root(
-                &os(&["hash-object", "--no-filters", "--stdin-paths"]),
-                &[],
-                Some(&input),
-                Policy::Hardened,
-            )
-            .ok()
-            .filter(|o| o.success)?;
-        let ids: Vec<String> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(|l| l.trim().to_string())
-            .collect();
-        (ids.len() == paths.len()).then_some(ids)
-    }
-
-    /// `git hash-object --no-filters -- path`.
-    pub(super) fn hash_file(&self, path: &Path) -> Option<String> {
-        let mut args = os(&["hash-object", "--no-filters", "--"]);
-        args.push(path.as_os_str().to_owned());
-        let out = self.run_root(&args).ok().filter(|o| o.success)?;
-        Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
-    }
-
-    /// The blob id of `bytes`.
-    pub(super) fn hash_bytes(&self, bytes: &[u8]) -> Option<String> {
-        let out = self
-            .run_at_root(
-                &os(&["hash-object", "--no-filters", "--stdin"]),
-                &[],
-                Some(bytes),
-                Policy::Hardened,
-            )
-            .ok()
-            .filter(|o| o.success)?;
-        Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+            .map(|file| format.worktree_blob(file))
+            .collect()
     }
 
     /// The text of a blob, `None` when it is too large or not text; an error when git

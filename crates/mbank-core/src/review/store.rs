@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, Result};
-use crate::git::{self, GitRepo, IndexEntries, Policy};
+use crate::git::{self, GitRepo, IndexEntries, ObjectFormat, Policy};
 use crate::io::dir_handle::{Dir, HandleError};
 use crate::io::hash_index::stable_hash;
 use crate::io::text;
@@ -128,9 +128,17 @@ impl Git {
             .iter()
             .filter(|(name, path)| index.contains_key(*name) && exists(path))
             .collect();
-        let blobs = self
-            .repo
-            .worktree_blobs(&tracked.iter().map(|(_, p)| p.as_path()).collect::<Vec<_>>());
+        let format = index
+            .values()
+            .find_map(|entry| ObjectFormat::of_id(&entry.sha));
+        let blobs = match format {
+            Some(format) => self.repo.worktree_blobs(
+                &tracked.iter().map(|(_, p)| p.as_path()).collect::<Vec<_>>(),
+                format,
+            ),
+            // Ids of no format this knows: every file counts as changed.
+            None => vec![None; tracked.len()],
+        };
         let worktree: HashMap<&Vec<u8>, Option<String>> =
             tracked.iter().map(|(name, _)| *name).zip(blobs).collect();
         let untracked: Vec<&Vec<u8>> = paths
