@@ -98,8 +98,39 @@ struct Known<'a> {
 struct Hits {
     found: Vec<AtomicBool>,
     count: AtomicUsize,
-    /// Per name, whether it is a prefix (`STRIPE_`): found at the start of a word.
-    prefix: Vec<bool>,
+    /// How each name may sit in a word, and its spelling.
+    shapes: Vec<(Shape, Box<[u8]>)>,
+}
+
+/// How a name is found in the text around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// A whole word.
+    Word,
+    /// A prefix (`STRIPE_`): at the start of a word.
+    Prefix,
+    /// A name of several camel-case parts (`PriceUpdated`): a whole word, or whole parts
+    /// of a longer camel-case word spelled as the name is (`PriceUpdatedEvent`,
+    /// `onPriceUpdated`), where the code derives its names from the one the memory gives.
+    CamelParts,
+}
+
+impl Shape {
+    fn of(name: &str) -> Shape {
+        if name.ends_with('_') {
+            return Shape::Prefix;
+        }
+        let bytes = name.as_bytes();
+        let humps = bytes.windows(2).any(|pair| {
+            (pair[0].is_ascii_lowercase() || pair[0].is_ascii_digit())
+                && pair[1].is_ascii_uppercase()
+        });
+        if humps && bytes.iter().all(|b| b.is_ascii_alphanumeric()) {
+            Shape::CamelParts
+        } else {
+            Shape::Word
+        }
+    }
 }
 
 impl Hits {
@@ -107,7 +138,10 @@ impl Hits {
         Hits {
             found: names.iter().map(|_| AtomicBool::new(false)).collect(),
             count: AtomicUsize::new(0),
-            prefix: names.iter().map(|name| name.ends_with('_')).collect(),
+            shapes: names
+                .iter()
+                .map(|name| (Shape::of(name), name.as_bytes().into()))
+                .collect(),
         }
     }
 
@@ -128,7 +162,7 @@ impl Hits {
     /// Notes every name `haystack` holds as a whole word, and answers their indices.
     fn search_whole(&self, matcher: &AhoCorasick, haystack: &[u8]) -> Vec<u32> {
         let mut held: Vec<u32> = Vec::new();
-        for name in whole_words(matcher, haystack, &self.prefix) {
+        for name in whole_words(matcher, haystack, &self.shapes) {
             if !held.contains(&name) {
                 held.push(name);
                 self.add(name as usize);
@@ -140,7 +174,7 @@ impl Hits {
 
     /// Notes the names `haystack` holds as whole words, until every name is found.
     fn search(&self, matcher: &AhoCorasick, haystack: &[u8]) {
-        for name in whole_words(matcher, haystack, &self.prefix) {
+        for name in whole_words(matcher, haystack, &self.shapes) {
             self.add(name as usize);
             if self.all() {
                 return;
@@ -149,25 +183,45 @@ impl Hits {
     }
 }
 
-/// The names (their indices) matched as whole words in `haystack` (a prefix, per
-/// `prefix`, at the start of one), overlapping matches included, as often as they occur.
+/// The names (their indices) matched as whole words in `haystack` (or as their
+/// [`Shape`] allows), overlapping matches included, as often as they occur.
 fn whole_words<'h>(
     matcher: &'h AhoCorasick,
     haystack: &'h [u8],
-    prefix: &'h [bool],
+    shapes: &'h [(Shape, Box<[u8]>)],
 ) -> impl Iterator<Item = u32> + 'h {
     matcher
         .find_overlapping_iter(haystack)
         .filter(|m| {
-            let starts_word = m
-                .start()
-                .checked_sub(1)
-                .is_none_or(|i| !is_word_byte(haystack[i]));
-            let ends_word = prefix[m.pattern().as_usize()]
-                || haystack.get(m.end()).is_none_or(|b| !is_word_byte(*b));
-            starts_word && ends_word
+            let before = m.start().checked_sub(1).map(|i| haystack[i]);
+            let after = haystack.get(m.end()).copied();
+            let starts_word = before.is_none_or(|b| !is_word_byte(b));
+            let ends_word = after.is_none_or(|b| !is_word_byte(b));
+            let (shape, spelling) = &shapes[m.pattern().as_usize()];
+            match shape {
+                Shape::Word => starts_word && ends_word,
+                Shape::Prefix => starts_word,
+                Shape::CamelParts if starts_word && ends_word => true,
+                Shape::CamelParts => {
+                    if haystack[m.range()] != **spelling {
+                        return false;
+                    }
+                    let first = haystack[m.start()];
+                    let last = haystack[m.end() - 1];
+                    let starts_part = starts_word
+                        || (first.is_ascii_uppercase() && before.is_some_and(is_lower_or_digit));
+                    let ends_part = ends_word
+                        || (is_lower_or_digit(last)
+                            && after.is_some_and(|b| b.is_ascii_uppercase()));
+                    starts_part && ends_part
+                }
+            }
         })
         .map(|m| m.pattern().as_u32())
+}
+
+fn is_lower_or_digit(b: u8) -> bool {
+    b.is_ascii_lowercase() || b.is_ascii_digit()
 }
 
 /// Searches `files` in turn on this thread, noting each file read (or known from before);
@@ -334,6 +388,25 @@ mod tests {
         );
         let found: Vec<bool> = (0..names.len()).map(|i| hits.has(i)).collect();
         assert_eq!(found, [true, true, false, false]);
+    }
+
+    #[test]
+    fn a_camel_case_name_is_found_as_whole_parts_of_a_longer_word() {
+        let names = strings(&[
+            "PriceUpdated",
+            "OrderPlaced",
+            "Widget",
+            "userId",
+            "TradeDone",
+        ]);
+        let hits = Hits::new(&names);
+        hits.search(
+            &matcher(&names),
+            b"type PriceUpdatedEventData; onOrderPlaced(); WidgetService; userIdentity; tradedoneX",
+        );
+        let found: Vec<bool> = (0..names.len()).map(|i| hits.has(i)).collect();
+        // One word is no camel-case name; a part must end where the next begins.
+        assert_eq!(found, [true, true, false, false, false]);
     }
 
     #[test]
