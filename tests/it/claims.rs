@@ -584,3 +584,38 @@ Entry point: `src/main.rs`. Components live in `src/components/Button.tsx`.\n",
         ]
     );
 }
+
+#[test]
+fn a_module_named_as_imports_name_it_and_a_name_the_code_derives_from_are_present() {
+    let repo = GitRepo::folder("modules");
+    repo.init();
+    repo.write(
+        "src/lib/env-sync.ts",
+        "export type PriceUpdatedEventData = { price: number };\nexport function onOrderPlaced() {}\n",
+    );
+    repo.write("src/main.ts", "import { sync } from './lib/env-sync';\n");
+    repo.write(
+        "memory-bank/systemPatterns.md",
+        "# System Patterns\n\n- **Environment sync** (`src/lib/env-sync`): syncs settings before a deploy.\n\
+- **Watcher** (`src/lib/env-watch`): reloads settings.\n\
+Events: `PriceUpdated`, `OrderPlaced`, `OrderCancelled`.\n",
+    );
+    repo.commit_all("first");
+    let sandbox = Sandbox::new();
+    let json = sandbox.run(&["check", "--json", s(&repo.dir)]).json();
+    let found: Vec<(String, u64)> = claim_findings(&json, &repo.dir)
+        .into_iter()
+        .map(|(code, _, line, message)| (code, line, message))
+        .map(|(code, line, message)| {
+            let named = message.split('`').nth(1).unwrap_or_default().to_string();
+            (format!("{code} {named}"), line)
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("claim-missing-path src/lib/env-watch".to_string(), 4),
+            ("claim-missing-symbol OrderCancelled".to_string(), 5),
+        ]
+    );
+}

@@ -627,10 +627,9 @@ fn verify(
                 return None;
             }
             let candidates = memory.candidates(m.doc.path, text);
-            let present = candidates
-                .iter()
-                .any(|c| index.exists(c) || on_disk(&index.root().join(c)))
-                || index.exists_as_suffix(text);
+            let present = candidates.iter().any(|c| {
+                index.exists(c) || on_disk(&index.root().join(c)) || index.exists_as_module(c)
+            }) || index.exists_as_suffix(text);
             (!present).then_some(candidates)
         })
         .collect();

@@ -62,6 +62,9 @@ pub(crate) struct CodeIndex {
     /// Every trailing run of components of a tracked file or folder, lowercased: a claim
     /// written relative to some folder (`api/refunds.rs`) is found by its tail.
     suffixes: PathSet,
+    /// Every tracked file's path without its extension (`src/lib/env.ts` → `src/lib/env`):
+    /// a module is named the way code imports it. Made at the first question.
+    stems: OnceLock<PathSet>,
     /// The manifests and what reading them read: noted again for every project whose
     /// result uses them.
     manifests: OnceLock<(Manifests, Reads)>,
@@ -163,6 +166,7 @@ impl CodeIndex {
             files,
             dirs,
             suffixes,
+            stems: OnceLock::new(),
             manifests: OnceLock::new(),
             removals: Arc::default(),
             removed_paths: OnceLock::new(),
@@ -211,6 +215,27 @@ impl CodeIndex {
     pub(crate) fn in_submodule(&self, rel: &str) -> bool {
         rel.match_indices('/')
             .any(|(at, _)| self.file_set.contains(&rel[..at]))
+    }
+
+    /// A tracked file at `rel` with an extension added, where `rel`'s last part has none:
+    /// the way an import names a module (`src/lib/env-sync` for `src/lib/env-sync.ts`).
+    pub(crate) fn exists_as_module(&self, rel: &str) -> bool {
+        let name = rel.rsplit('/').next().unwrap_or(rel);
+        if name.is_empty() || name.contains('.') {
+            return false;
+        }
+        self.stems
+            .get_or_init(|| {
+                self.files
+                    .iter()
+                    .filter_map(|file| {
+                        let (stem, _) = file.rsplit_once('.')?;
+                        let stem_name = stem.rsplit('/').next().unwrap_or(stem);
+                        (!stem_name.is_empty()).then(|| stem.to_string())
+                    })
+                    .collect()
+            })
+            .contains(rel)
     }
 
     /// A tracked file or folder whose path ends with `tail` (any case).
