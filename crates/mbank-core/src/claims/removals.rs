@@ -17,7 +17,7 @@ use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
 
-use crate::git::{GitRepo, HistoryMemo, HistoryWalk, Walk, os};
+use crate::git::{GitRepo, HistoryMemo, HistoryWalk, Line, Walk, os};
 
 /// Commits of history searched for renames and removals.
 pub(crate) const HISTORY_COMMITS: usize = 2000;
@@ -154,14 +154,8 @@ impl HistoryWalk for MovesWalk<'_> {
 
     /// The new commits' removals, then the earlier ones still within the newest
     /// [`HISTORY_COMMITS`] shown commits.
-    fn extend(
-        &self,
-        earlier: WalkedRemovals,
-        base: &str,
-        tip: &str,
-        _commits: usize,
-    ) -> Option<WalkedRemovals> {
-        let mut walked = self.read(&format!("{base}..{tip}"))?;
+    fn extend(&self, earlier: WalkedRemovals, line: &Line) -> Option<WalkedRemovals> {
+        let mut walked = removals_of_line(line);
         let newer = walked.shown;
         for (path, (commit, before)) in earlier.removed {
             let before = before.checked_add(newer)?;
@@ -175,6 +169,44 @@ impl HistoryWalk for MovesWalk<'_> {
             .min(HISTORY_COMMITS as u32);
         Some(walked)
     }
+}
+
+/// What [`MovesWalk::read`] finds in the commits of `line` alone: the paths each commit
+/// that removes one removed, newest first, within the newest [`HISTORY_COMMITS`] such
+/// commits.
+fn removals_of_line(line: &Line) -> WalkedRemovals {
+    let mut walked = WalkedRemovals::default();
+    for commit in &line.commits {
+        if walked.shown as usize >= HISTORY_COMMITS {
+            break;
+        }
+        let mut removed = commit
+            .changes
+            .iter()
+            .filter(|(status, _)| *status == b'D')
+            .map(|(_, path)| path)
+            .peekable();
+        if removed.peek().is_none() {
+            continue;
+        }
+        let shown = Commit {
+            id: commit.id.clone(),
+            short: commit.short.clone(),
+        };
+        let before = walked.shown;
+        walked.shown += 1;
+        for path in removed {
+            // Names git would quote (unusual bytes) are left out, as the walk leaves them.
+            if path.iter().any(|b| *b < 0x20 || *b == b'"' || *b == b'\\') {
+                continue;
+            }
+            walked
+                .removed
+                .entry(String::from_utf8_lossy(path).into_owned())
+                .or_insert_with(|| (shown.clone(), before));
+        }
+    }
+    walked
 }
 
 /// The paths history shows renamed or removed in one repository, each with the newest

@@ -8,10 +8,13 @@ use std::time::{Duration, SystemTime};
 
 use super::blob_id::ObjectFormat;
 use super::command::{Flow, os};
+use super::line::Line;
 use super::memo::{HistoryMemo, HistoryWalk, Walk, names_digest};
 use super::repo::GitRepo;
 use super::specs::specs_for;
-use super::types::{Facts, FileCommit, FileHistory, IndexEntries, IndexEntry, NamedHistory};
+use super::types::{
+    Facts, FileCommit, FileHistory, IndexEntries, IndexEntry, NamedHistory, TreeBlobs,
+};
 use crate::cache_store::Raw;
 use crate::error::{CoreError, Result};
 
@@ -36,13 +39,25 @@ pub(super) fn history_by_name(
     names: &[&[u8]],
     memo: &HistoryMemo,
 ) -> Result<NamedHistory> {
+    history_and_tree(repo, names, memo).map(|(history, _)| history)
+}
+
+/// [`history_by_name`], with the entries of `names` in the tree of the commit walked
+/// from (files and links, by name) when the walk read that tree to know where to stop:
+/// the same `ls-tree` answers both.
+fn history_and_tree(
+    repo: &GitRepo,
+    names: &[&[u8]],
+    memo: &HistoryMemo,
+) -> Result<(NamedHistory, Option<TreeBlobs>)> {
     let walker = FilesWalk {
         repo,
         names,
         failure: RefCell::new(None),
+        tree: RefCell::new(None),
     };
     match memo.answer(repo, &walker) {
-        Some(history) => Ok(history),
+        Some(history) => Ok((history, walker.tree.take())),
         None => Err(walker.failure.take().unwrap_or_else(|| {
             CoreError::Git(format!(
                 "git log gave no history in {}",
@@ -57,6 +72,8 @@ struct FilesWalk<'a> {
     repo: &'a GitRepo,
     names: &'a [&'a [u8]],
     failure: RefCell<Option<CoreError>>,
+    /// The entries of `names` in the tree the walk started from, once read.
+    tree: RefCell<Option<TreeBlobs>>,
 }
 
 impl FilesWalk<'_> {
@@ -86,23 +103,17 @@ impl HistoryWalk for FilesWalk<'_> {
 
     /// The walk from `tip` down to the oldest last change of a name `tip`'s tree holds.
     fn ask(&self, tip: &str) -> Option<NamedHistory> {
-        let until = names_in_tree(self.repo, self.names, tip);
+        let until = names_in_tree(self.repo, self.names, tip).map(|(names, blobs)| {
+            *self.tree.borrow_mut() = Some(blobs);
+            names
+        });
         self.walked(tip, until.as_ref())
     }
 
     /// The new commits' walk, then the earlier one with every position moved down by
     /// as many commits.
-    fn extend(
-        &self,
-        earlier: NamedHistory,
-        base: &str,
-        tip: &str,
-        commits: usize,
-    ) -> Option<NamedHistory> {
-        let newer = self.walked(&format!("{base}..{tip}"), None)?;
-        if newer.commits as usize != commits {
-            return None;
-        }
+    fn extend(&self, earlier: NamedHistory, line: &Line) -> Option<NamedHistory> {
+        let newer = history_of_line(self.names, line)?;
         let mut files = newer.files;
         for (name, commit) in earlier.files {
             files.entry(name).or_insert(FileCommit {
@@ -116,6 +127,31 @@ impl HistoryWalk for FilesWalk<'_> {
             files,
         })
     }
+}
+
+/// The walk of [`walk_history`] over the commits of `line` alone: each of `names` with
+/// the newest of them that changed it.
+fn history_of_line(names: &[&[u8]], line: &Line) -> Option<NamedHistory> {
+    let wanted: HashSet<&[u8]> = names.iter().copied().collect();
+    let mut history = NamedHistory {
+        commits: u32::try_from(line.commits.len()).ok()?,
+        ..NamedHistory::default()
+    };
+    for (position, commit) in line.commits.iter().enumerate() {
+        history.latest = Some(history.latest.map_or(commit.time, |t| t.max(commit.time)));
+        for (_, name) in &commit.changes {
+            if wanted.contains(name.as_slice()) && !history.files.contains_key(name) {
+                history.files.insert(
+                    name.clone(),
+                    FileCommit {
+                        time: commit.time,
+                        commits_since: u32::try_from(position).ok()?,
+                    },
+                );
+            }
+        }
+    }
+    Some(history)
 }
 
 /// The stored form of a [`NamedHistory`]: times in whole seconds (as `%ct` gives them).
@@ -295,32 +331,25 @@ impl HistoryReader<'_> {
     }
 }
 
-/// Which of `names` the tree of `commit` holds; `None` when git cannot tell.
-fn names_in_tree(repo: &GitRepo, names: &[&[u8]], commit: &str) -> Option<HashSet<Vec<u8>>> {
+/// Which of `names` the tree of `commit` holds, and their entries there that are files
+/// or links (see [`GitRepo::tree_entries`]); `None` when git cannot tell.
+fn names_in_tree(repo: &GitRepo, names: &[&[u8]], commit: &str) -> Option<TreeNames> {
     let specs = specs_for(names);
     if specs.is_empty() {
-        return Some(HashSet::new());
+        return Some((HashSet::new(), HashMap::new()));
     }
-    let mut args = os(&[
-        "ls-tree",
-        "-r",
-        "-z",
-        "--name-only",
-        "--full-tree",
-        commit,
-        "--",
-    ]);
-    args.extend(specs);
-    let out = repo.run_root(&args).ok().filter(|out| out.success)?;
+    let (listed, mut blobs) = repo.tree_entries(commit, &specs).ok()?;
     let wanted: HashSet<&[u8]> = names.iter().copied().collect();
-    Some(
-        out.stdout
-            .split(|b| *b == 0)
-            .filter(|name| wanted.contains(name))
-            .map(<[u8]>::to_vec)
-            .collect(),
-    )
+    blobs.retain(|name, _| wanted.contains(name.as_slice()));
+    let held = listed
+        .into_iter()
+        .filter(|name| wanted.contains(name.as_slice()))
+        .collect();
+    Some((held, blobs))
 }
+
+/// The names a tree holds, and the entries among them that are files or links.
+type TreeNames = (HashSet<Vec<u8>>, TreeBlobs);
 
 pub(super) fn spread_history(history: &NamedHistory, named: &[(Vec<u8>, &Path)]) -> FileHistory {
     FileHistory {
@@ -428,14 +457,14 @@ pub(crate) fn gather_facts(
     // tree's blobs do not depend on it: git answers them meanwhile. Its error still
     // comes first, as when the walk ran before them.
     let (history, indexed) = std::thread::scope(|scope| {
-        let walk = scope.spawn(|| history_by_name(repo, &names, memo));
+        let walk = scope.spawn(|| history_and_tree(repo, &names, memo));
         let indexed = index_and_blobs(repo, &named, &wanted, &specs, whole_index);
         let history = walk
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (history, indexed)
     });
-    let history = history?;
+    let (history, tree) = history?;
     let Indexed {
         index,
         unmerged,
@@ -443,7 +472,11 @@ pub(crate) fn gather_facts(
     } = indexed?;
     let mut head = HashMap::new();
     if !specs.is_empty() && history.latest.is_some() {
-        head = repo.head_entries(&specs)?;
+        // The walk from HEAD read HEAD's tree already, unless history was remembered.
+        head = match tree {
+            Some(tree) => tree,
+            None => repo.head_entries(&specs)?,
+        };
         head.retain(|name, _| wanted.contains(name.as_slice()));
     }
     let changed_names: HashSet<&[u8]> = wanted
@@ -507,7 +540,12 @@ mod tests {
         let repo = GitRepo::discover(dir).expect("a repository");
         let names: [&[u8]; 4] = [b"gone.md", b"memory.md", b"never.md", b"notes.md"];
         let whole = walk_history(&repo, &names, "HEAD", None).expect("whole");
-        let until = names_in_tree(&repo, &names, "HEAD").expect("tree");
+        let (until, blobs) = names_in_tree(&repo, &names, "HEAD").expect("tree");
+        assert_eq!(
+            blobs.keys().collect::<HashSet<_>>(),
+            until.iter().collect::<HashSet<_>>(),
+            "both files are blobs of the tree"
+        );
         assert_eq!(
             until,
             HashSet::from([b"memory.md".to_vec(), b"notes.md".to_vec()])

@@ -7,11 +7,13 @@
 //! file per repository holding its newest answers.
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::command::os;
+use super::line::{Line, line_between};
 use super::repo::GitRepo;
 use crate::cache_store::{self, Loaded, Raw, Section};
 use crate::io::hash_index::{StableHasher, stable_hash};
@@ -34,48 +36,14 @@ pub(crate) trait HistoryWalk {
     /// The answer of the whole history behind `tip` (a commit, or `HEAD`); `None` when
     /// git could not tell (nothing is remembered then).
     fn ask(&self, tip: &str) -> Option<Self::Answer>;
-    /// The answer for `tip` from `earlier`, the answer for `base`, where `tip` is
-    /// `commits` commits on from `base` in a line (each the only parent of the next),
-    /// so its walk is those commits, newest first, then `base`'s walk.
-    fn extend(
-        &self,
-        earlier: Self::Answer,
-        base: &str,
-        tip: &str,
-        commits: usize,
-    ) -> Option<Self::Answer>;
+    /// The answer for `tip` from `earlier`, the answer for `base`, where `line` holds the
+    /// commits from `tip` back to `base` (each the only parent of the one before), so
+    /// its walk is those commits, newest first, then `base`'s walk.
+    fn extend(&self, earlier: Self::Answer, line: &Line) -> Option<Self::Answer>;
 }
 
-/// Most commits an answer is carried forward over; past it the walk is redone.
-const MOST_CARRIED: usize = 5000;
-
-/// How many commits `tip` is on from `base` when they follow it in a line, each with one
-/// parent, the first's being `base`; `None` otherwise (a merge, a rebase, a reset).
-fn commits_in_line(repo: &GitRepo, base: &str, tip: &str) -> Option<usize> {
-    let range = format!("{base}..{tip}");
-    let most = format!("-n{}", MOST_CARRIED + 1);
-    let out = repo
-        .run_root(&os(&["rev-list", "--parents", &most, &range, "--"]))
-        .ok()?;
-    if !out.success {
-        return None;
-    }
-    let text = std::str::from_utf8(&out.stdout).ok()?;
-    let mut expected = tip;
-    let mut commits = 0;
-    for line in text.lines() {
-        let mut ids = line.split_ascii_whitespace();
-        let (Some(commit), Some(parent), None) = (ids.next(), ids.next(), ids.next()) else {
-            return None;
-        };
-        if commit != expected {
-            return None;
-        }
-        expected = parent;
-        commits += 1;
-    }
-    (commits > 0 && commits <= MOST_CARRIED && expected == base).then_some(commits)
-}
+/// The commits in a line from one commit to another, `None` when they are none.
+type KnownLine = Option<Arc<Line>>;
 
 /// Which walk an answer is of, and the question that shaped it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,8 +93,8 @@ pub struct HistoryMemo {
     started: i128,
     /// Each repository's HEAD, asked once per run (`None`: no commit, or git would not say).
     heads: Mutex<HashMap<PathBuf, Option<Head>>>,
-    /// How many commits in a line led from one commit to another, asked once per run.
-    lines: Mutex<HashMap<(String, String), Option<usize>>>,
+    /// The commits in a line that led from one commit to another, asked once per run.
+    lines: Mutex<HashMap<(String, String), KnownLine>>,
     /// Held while a repository's file is read and rewritten, so two walks finishing
     /// at once both keep their answers.
     saving: Mutex<()>,
@@ -191,8 +159,8 @@ impl HistoryMemo {
             }
         }
         let extended = earlier.and_then(|(base, bytes)| {
-            let commits = self.commits_in_line(repo, &base, &head.commit)?;
-            walker.extend(W::decode(&bytes)?, &base, &head.commit, commits)
+            let line = self.line(repo, &base, &head.commit)?;
+            walker.extend(W::decode(&bytes)?, &line)
         });
         let answer = match extended {
             Some(answer) => answer,
@@ -210,12 +178,12 @@ impl HistoryMemo {
         Some(folder.join(format!("history-{:016x}.bin", stable_hash(root))))
     }
 
-    fn commits_in_line(&self, repo: &GitRepo, base: &str, tip: &str) -> Option<usize> {
-        *self
-            .lines
+    fn line(&self, repo: &GitRepo, base: &str, tip: &str) -> Option<Arc<Line>> {
+        self.lines
             .lock()
             .entry((base.to_string(), tip.to_string()))
-            .or_insert_with(|| commits_in_line(repo, base, tip))
+            .or_insert_with(|| line_between(repo, base, tip).map(Arc::new))
+            .clone()
     }
 
     fn head(&self, repo: &GitRepo) -> Option<Head> {
@@ -387,10 +355,12 @@ mod tests {
             self.count(tip)
         }
 
-        fn extend(&self, earlier: u32, base: &str, tip: &str, commits: usize) -> Option<u32> {
+        fn extend(&self, earlier: u32, line: &Line) -> Option<u32> {
             self.extended.set(self.extended.get() + 1);
-            assert_eq!(self.count(&format!("{base}..{tip}")), Some(commits as u32));
-            Some(earlier + commits as u32)
+            let (tip, base) = (&line.commits.first()?.id, &line.commits.last()?.parent);
+            let commits = line.commits.len() as u32;
+            assert_eq!(self.count(&format!("{base}..{tip}")), Some(commits));
+            Some(earlier + commits)
         }
     }
 

@@ -12,7 +12,7 @@ use super::command::{
 };
 use super::ignores::IgnoreRules;
 use super::specs::split_entry;
-use super::types::{IndexEntries, IndexEntry, Overrides};
+use super::types::{IndexEntries, IndexEntry, Overrides, TreeBlobs};
 use crate::error::{CoreError, Result};
 
 /// Committed text larger than this is not fetched for comparisons.
@@ -288,24 +288,37 @@ impl GitRepo {
     /// HEAD's entries (files and links, recursively) at or under `specs`, by name;
     /// empty when there is no HEAD yet.
     pub(crate) fn head_entries(&self, specs: &[OsString]) -> Result<HashMap<Vec<u8>, IndexEntry>> {
-        let mut args = os(&["ls-tree", "-r", "-z", "--full-tree", "HEAD", "--"]);
+        match self.tree_entries("HEAD", specs) {
+            Ok((_, entries)) => Ok(entries),
+            Err(_) if !self.has_commits() => Ok(HashMap::new()),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Every name the tree of `commit` holds at or under `specs` (recursively), and the
+    /// entries among them that are files or links, by name.
+    pub(crate) fn tree_entries(
+        &self,
+        commit: &str,
+        specs: &[OsString],
+    ) -> Result<(Vec<Vec<u8>>, TreeBlobs)> {
+        let mut args = os(&["ls-tree", "-r", "-z", "--full-tree", commit, "--"]);
         args.extend(specs.iter().cloned());
         let out = self.run_root(&args)?;
         if !out.success {
-            if !self.has_commits() {
-                return Ok(HashMap::new());
-            }
             return Err(CoreError::Git(format!(
                 "git ls-tree failed in {}: {}",
                 self.root.display(),
                 out.stderr
             )));
         }
+        let mut names = Vec::new();
         let mut entries = HashMap::new();
         for record in out.stdout.split(|b| *b == 0).filter(|r| !r.is_empty()) {
             let Some((head, name)) = split_entry(record) else {
                 continue;
             };
+            names.push(name.to_vec());
             // `<mode> <type> <sha>`
             let fields: Vec<&str> = head.split(' ').collect();
             if let [mode, "blob", sha] = fields.as_slice() {
@@ -318,7 +331,7 @@ impl GitRepo {
                 );
             }
         }
-        Ok(entries)
+        Ok((names, entries))
     }
 
     /// Blob ids of work-tree files as they are on disk (no filter, no conversion), in

@@ -32,6 +32,9 @@ pub struct IndexEntry {
     pub sha: String,
 }
 
+/// The entries of a tree that are files or links, by name.
+pub(crate) type TreeBlobs = HashMap<Vec<u8>, IndexEntry>;
+
 impl IndexEntry {
     /// A submodule (gitlink) rather than a file.
     pub(super) fn is_gitlink(&self) -> bool {
