@@ -494,7 +494,7 @@ pub(crate) fn gather_git_listing(
     claims: Option<&ClaimChecker>,
     memo: &HistoryMemo,
 ) -> Vec<GitState> {
-    let mut finder = RepoFinder::new();
+    let mut finder = RepoFinder::remembering(memo.folder(), memo.started());
     let mut states: Vec<GitState> = projects.iter().map(|_| GitState::Absent).collect();
     let mut repositories: BTreeMap<PathBuf, Vec<(usize, GitRepo)>> = BTreeMap::new();
     for (i, (project, _)) in projects.iter().enumerate() {

@@ -4,6 +4,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::command::{Policy, build, execute, git_path, os, path_from_bytes, run_bare};
+use super::finder_memo::FinderMemo;
 use super::ignores::IgnoreRules;
 use super::repo::GitRepo;
 use super::types::Overrides;
@@ -48,6 +49,8 @@ pub(crate) struct RepoFinder {
     markers: HashMap<PathBuf, Option<PathBuf>>,
     /// Folder holding a `.git` entry → git's answer there.
     repos: HashMap<PathBuf, std::result::Result<Option<RepoInfo>, RepoRefusal>>,
+    /// Where git's answers are remembered between runs.
+    memo: FinderMemo,
 }
 
 impl RepoFinder {
@@ -55,11 +58,51 @@ impl RepoFinder {
         RepoFinder::default()
     }
 
+    /// A finder remembering git's answers in the cache folder `folder` (when there is
+    /// one), for a run that began at `started` (nanoseconds since the epoch).
+    pub(crate) fn remembering(folder: Option<&Path>, started: i128) -> RepoFinder {
+        RepoFinder::with_memo(
+            folder
+                .map(|folder| FinderMemo::in_folder(folder, started))
+                .unwrap_or_default(),
+        )
+    }
+
+    pub(super) fn with_memo(memo: FinderMemo) -> RepoFinder {
+        RepoFinder {
+            memo,
+            ..RepoFinder::default()
+        }
+    }
+
     /// The nearest folder at or above `dir` (resolved) with a `.git` entry.
     fn marker(&mut self, dir: &Path) -> Option<PathBuf> {
         nearest_marker(&mut self.markers, dir, |folder| {
             std::fs::symlink_metadata(folder.join(".git")).is_ok()
         })
+    }
+
+    /// Git's answer about the repository whose `.git` entry is in `marker`: remembered
+    /// from an earlier run while nothing it depends on changed, else asked.
+    fn answer(
+        memo: &FinderMemo,
+        marker: &Path,
+    ) -> std::result::Result<Option<RepoInfo>, RepoRefusal> {
+        let key = memo.key(marker);
+        if let Some((root, overrides)) = key.and_then(|key| memo.recall(marker, key)) {
+            let canonical_root = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
+            return Ok(Some(RepoInfo {
+                root,
+                canonical_root,
+                overrides,
+                ignores: IgnoreRules::shared(),
+            }));
+        }
+        let answer = Self::ask(marker);
+        if let (Some(key), Ok(Some(info))) = (key, &answer) {
+            memo.keep(marker, key, &info.root, &info.overrides);
+        }
+        answer
     }
 
     /// Asks git about the repository whose `.git` entry is in `marker`.
@@ -125,7 +168,7 @@ impl RepoFinder {
         let answer = self
             .repos
             .entry(marker.clone())
-            .or_insert_with(|| Self::ask(&marker))
+            .or_insert_with(|| Self::answer(&self.memo, &marker))
             .clone();
         let info = match answer {
             Ok(Some(info)) => info,

@@ -346,7 +346,7 @@ pub(crate) fn note_sources(root: &Path, names: &[Vec<u8>]) {
 /// with `env` the process's environment, and the user's configuration folder. The null
 /// device (`GIT_CONFIG_GLOBAL=/dev/null`, the usual way to keep a user's settings out)
 /// holds no configuration, and its times change with every write to it: it is left out.
-fn config_files(
+pub(super) fn config_files(
     git_dir: &Path,
     env: impl Fn(&str) -> Option<std::ffi::OsString>,
 ) -> (Vec<PathBuf>, Option<PathBuf>) {
@@ -385,7 +385,7 @@ fn is_null_device(path: &Path) -> bool {
 
 /// Whether the ignore rules a configuration file sets are all in the files noted: it
 /// includes no other file and names no excludes file. Absent is followable.
-fn followable(config: &Path) -> bool {
+pub(super) fn followable(config: &Path) -> bool {
     let Ok(meta) = std::fs::metadata(config) else {
         return true;
     };

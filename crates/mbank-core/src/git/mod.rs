@@ -32,6 +32,7 @@ mod blob_id;
 mod command;
 mod facts;
 mod finder;
+mod finder_memo;
 mod ignores;
 mod line;
 mod memo;
