@@ -1,6 +1,6 @@
 //! mbank's one cache store: the on-disk format of every cache (token counts, folder
 //! listings and content facts, remembered list rows, the search index, history walks,
-//! what git said of each repository's top folder and drivers),
+//! what git said of each repository's top folder, drivers and ignore rules),
 //! so there is one header, one format version, one checksum, one atomic save and one
 //! size cap to get right. The remembered findings of `check` share the rows' layout in a
 //! section of their own.
@@ -10,7 +10,7 @@
 //! binary format: the section's scope (the token encoding, or the root the file is for)
 //! and its tables, each a list of records. A record is itself postcard of the section's
 //! record type (`tokens::stored`, `scan::listing_store`, [`rows`], `search::segment`,
-//! `git::memo`, `git::finder_memo`), kept as a byte string, so opening a file checks it and finds where its records lie without decoding them: a
+//! `git::memo`, `git::finder_memo`, `git::ignores_memo`), kept as a byte string, so opening a file checks it and finds where its records lie without decoding them: a
 //! record is decoded when it is looked up, and one kept from the previous run is copied
 //! as it is. A file that is not a regular file, is over `limits::CACHE_MAX_BYTES`, is
 //! truncated, corrupt, of another version or section or for another scope is an empty
@@ -63,6 +63,8 @@ pub enum Section {
     Names,
     /// What git said of one repository's top folder and configured drivers.
     Repositories,
+    /// Which paths one repository's ignore rules cover.
+    Ignores,
 }
 
 impl Section {
@@ -76,6 +78,7 @@ impl Section {
             Section::History => 6,
             Section::Names => 7,
             Section::Repositories => 8,
+            Section::Ignores => 9,
         }
     }
 }

@@ -17,7 +17,7 @@ use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
 
-use crate::git::{GitRepo, HistoryMemo, HistoryWalk, Line, Walk, os};
+use crate::git::{GitRepo, HistoryMemo, HistoryWalk, Line, Policy, Walk, os};
 
 /// Commits of history searched for renames and removals.
 pub(crate) const HISTORY_COMMITS: usize = 2000;
@@ -107,6 +107,21 @@ impl MovesWalk<'_> {
     }
 }
 
+impl MovesWalk<'_> {
+    /// `ids` as `git log` abbreviates them, in order; `None` when git cannot tell.
+    fn abbreviated(&self, ids: &[&str]) -> Option<Vec<String>> {
+        let mut args = os(&["rev-parse", "--short"]);
+        args.extend(ids.iter().map(OsString::from));
+        let out = self
+            .repo
+            .run_at_root(&args, &[], None, Policy::Hardened)
+            .ok()
+            .filter(|out| out.success)?;
+        let text = String::from_utf8(out.stdout).ok()?;
+        Some(text.lines().map(str::to_string).collect())
+    }
+}
+
 impl HistoryWalk for MovesWalk<'_> {
     type Answer = WalkedRemovals;
 
@@ -155,7 +170,7 @@ impl HistoryWalk for MovesWalk<'_> {
     /// The new commits' removals, then the earlier ones still within the newest
     /// [`HISTORY_COMMITS`] shown commits.
     fn extend(&self, earlier: WalkedRemovals, line: &Line) -> Option<WalkedRemovals> {
-        let mut walked = removals_of_line(line);
+        let mut walked = removals_of_line(line, |ids| self.abbreviated(ids))?;
         let newer = walked.shown;
         for (path, (commit, before)) in earlier.removed {
             let before = before.checked_add(newer)?;
@@ -173,25 +188,36 @@ impl HistoryWalk for MovesWalk<'_> {
 
 /// What [`MovesWalk::read`] finds in the commits of `line` alone: the paths each commit
 /// that removes one removed, newest first, within the newest [`HISTORY_COMMITS`] such
-/// commits.
-fn removals_of_line(line: &Line) -> WalkedRemovals {
+/// commits, each commit as `abbreviate` (given their ids) spells it; `None` when it
+/// cannot.
+fn removals_of_line(
+    line: &Line,
+    abbreviate: impl FnOnce(&[&str]) -> Option<Vec<String>>,
+) -> Option<WalkedRemovals> {
+    let removing: Vec<_> = line
+        .commits
+        .iter()
+        .filter(|commit| commit.changes.iter().any(|c| c.status == b'D'))
+        .take(HISTORY_COMMITS)
+        .collect();
     let mut walked = WalkedRemovals::default();
-    for commit in &line.commits {
-        if walked.shown as usize >= HISTORY_COMMITS {
-            break;
-        }
-        let mut removed = commit
+    if removing.is_empty() {
+        return Some(walked);
+    }
+    let ids: Vec<&str> = removing.iter().map(|c| c.id.as_str()).collect();
+    let shorts = abbreviate(&ids)?;
+    if shorts.len() != removing.len() {
+        return None;
+    }
+    for (commit, short) in removing.into_iter().zip(shorts) {
+        let removed = commit
             .changes
             .iter()
-            .filter(|(status, _)| *status == b'D')
-            .map(|(_, path)| path)
-            .peekable();
-        if removed.peek().is_none() {
-            continue;
-        }
+            .filter(|change| change.status == b'D')
+            .map(|change| &change.path);
         let shown = Commit {
             id: commit.id.clone(),
-            short: commit.short.clone(),
+            short,
         };
         let before = walked.shown;
         walked.shown += 1;
@@ -206,7 +232,7 @@ fn removals_of_line(line: &Line) -> WalkedRemovals {
                 .or_insert_with(|| (shown.clone(), before));
         }
     }
-    walked
+    Some(walked)
 }
 
 /// The paths history shows renamed or removed in one repository, each with the newest

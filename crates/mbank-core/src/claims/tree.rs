@@ -13,7 +13,7 @@ use parking_lot::Mutex;
 use super::names_memo::NamesMemo;
 use super::removals::{Commit, Removals};
 use crate::error::CoreError;
-use crate::git::{GitRepo, HistoryMemo, Policy, os};
+use crate::git::{GitRepo, HistoryMemo, IgnoresMemo, Policy, os};
 use crate::io::reads::{self, Reads};
 
 use super::names::MAX_FILE_BYTES;
@@ -252,7 +252,13 @@ impl CodeIndex {
             return HashSet::new();
         }
         let names: Vec<Vec<u8>> = rels.iter().map(|rel| rel.as_bytes().to_vec()).collect();
-        match repo.ignored_names(&names) {
+        let asked = match self.memo.folder() {
+            Some(folder) => {
+                repo.ignored_names_in(&names, &IgnoresMemo::in_folder(folder, self.memo.started()))
+            }
+            None => repo.ignored_names(&names),
+        };
+        match asked {
             Ok(ignored) => ignored
                 .into_iter()
                 .filter(|name| !name.is_empty())

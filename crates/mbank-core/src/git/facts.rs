@@ -43,8 +43,8 @@ pub(super) fn history_by_name(
 }
 
 /// [`history_by_name`], with the entries of `names` in the tree of the commit walked
-/// from (files and links, by name) when the walk read that tree to know where to stop:
-/// the same `ls-tree` answers both.
+/// from (files and links, by name) when known: the walk reads that tree to know where to
+/// stop, and a walk carried forward over new commits carries it forward with them.
 fn history_and_tree(
     repo: &GitRepo,
     names: &[&[u8]],
@@ -54,10 +54,12 @@ fn history_and_tree(
         repo,
         names,
         failure: RefCell::new(None),
-        tree: RefCell::new(None),
     };
     match memo.answer(repo, &walker) {
-        Some(history) => Ok((history, walker.tree.take())),
+        Some(mut history) => {
+            let tree = history.tree.take();
+            Ok((history, tree))
+        }
         None => Err(walker.failure.take().unwrap_or_else(|| {
             CoreError::Git(format!(
                 "git log gave no history in {}",
@@ -72,8 +74,6 @@ struct FilesWalk<'a> {
     repo: &'a GitRepo,
     names: &'a [&'a [u8]],
     failure: RefCell<Option<CoreError>>,
-    /// The entries of `names` in the tree the walk started from, once read.
-    tree: RefCell<Option<TreeBlobs>>,
 }
 
 impl FilesWalk<'_> {
@@ -103,17 +103,17 @@ impl HistoryWalk for FilesWalk<'_> {
 
     /// The walk from `tip` down to the oldest last change of a name `tip`'s tree holds.
     fn ask(&self, tip: &str) -> Option<NamedHistory> {
-        let until = names_in_tree(self.repo, self.names, tip).map(|(names, blobs)| {
-            *self.tree.borrow_mut() = Some(blobs);
-            names
-        });
-        self.walked(tip, until.as_ref())
+        let (until, tree) = names_in_tree(self.repo, self.names, tip).unzip();
+        let mut history = self.walked(tip, until.as_ref())?;
+        history.tree = tree;
+        Some(history)
     }
 
     /// The new commits' walk, then the earlier one with every position moved down by
     /// as many commits.
     fn extend(&self, earlier: NamedHistory, line: &Line) -> Option<NamedHistory> {
         let newer = history_of_line(self.names, line)?;
+        let tree = earlier.tree.map(|tree| tree_after(tree, self.names, line));
         let mut files = newer.files;
         for (name, commit) in earlier.files {
             files.entry(name).or_insert(FileCommit {
@@ -125,8 +125,42 @@ impl HistoryWalk for FilesWalk<'_> {
             latest: newer.latest.max(earlier.latest),
             commits: earlier.commits.checked_add(newer.commits)?,
             files,
+            tree,
         })
     }
+}
+
+/// `tree`, the entries of `names` in the tree of the commit `line` starts from, as the
+/// commits of `line` left them.
+fn tree_after(mut tree: TreeBlobs, names: &[&[u8]], line: &Line) -> TreeBlobs {
+    let wanted: HashSet<&[u8]> = names.iter().copied().collect();
+    // Oldest first: each change applies over the ones before it.
+    for commit in line.commits.iter().rev() {
+        for change in &commit.changes {
+            if !wanted.contains(change.path.as_slice()) {
+                continue;
+            }
+            match change.status {
+                b'D' => {
+                    tree.remove(&change.path);
+                }
+                // A submodule is no file: not among a tree's files and links.
+                _ if change.mode == "160000" => {
+                    tree.remove(&change.path);
+                }
+                _ => {
+                    tree.insert(
+                        change.path.clone(),
+                        IndexEntry {
+                            mode: change.mode.clone(),
+                            sha: change.object.clone(),
+                        },
+                    );
+                }
+            }
+        }
+    }
+    tree
 }
 
 /// The walk of [`walk_history`] over the commits of `line` alone: each of `names` with
@@ -139,7 +173,8 @@ fn history_of_line(names: &[&[u8]], line: &Line) -> Option<NamedHistory> {
     };
     for (position, commit) in line.commits.iter().enumerate() {
         history.latest = Some(history.latest.map_or(commit.time, |t| t.max(commit.time)));
-        for (_, name) in &commit.changes {
+        for change in &commit.changes {
+            let name = &change.path;
             if wanted.contains(name.as_slice()) && !history.files.contains_key(name) {
                 history.files.insert(
                     name.clone(),
@@ -154,8 +189,14 @@ fn history_of_line(names: &[&[u8]], line: &Line) -> Option<NamedHistory> {
     Some(history)
 }
 
-/// The stored form of a [`NamedHistory`]: times in whole seconds (as `%ct` gives them).
-type StoredHistory<'a> = (Option<u64>, u32, Vec<(Raw<'a>, u64, u32)>);
+/// The stored form of a [`NamedHistory`]: times in whole seconds (as `%ct` gives them),
+/// and the tree's entries as (name, mode, id).
+type StoredHistory<'a> = (
+    Option<u64>,
+    u32,
+    Vec<(Raw<'a>, u64, u32)>,
+    Option<Vec<(Raw<'a>, &'a str, &'a str)>>,
+);
 
 fn seconds_of(time: SystemTime) -> Option<u64> {
     time.duration_since(SystemTime::UNIX_EPOCH)
@@ -173,12 +214,20 @@ fn encode_history(history: &NamedHistory) -> Option<Vec<u8>> {
         files.push((Raw(name), seconds_of(commit.time)?, commit.commits_since));
     }
     files.sort_by(|a, b| a.0.cmp(&b.0));
-    let stored: StoredHistory<'_> = (latest, history.commits, files);
+    let tree = history.tree.as_ref().map(|tree| {
+        let mut entries: Vec<(Raw<'_>, &str, &str)> = tree
+            .iter()
+            .map(|(name, entry)| (Raw(name), entry.mode.as_str(), entry.sha.as_str()))
+            .collect();
+        entries.sort_unstable();
+        entries
+    });
+    let stored: StoredHistory<'_> = (latest, history.commits, files, tree);
     crate::cache_store::encode(&stored)
 }
 
 fn decode_history(bytes: &[u8]) -> Option<NamedHistory> {
-    let (latest, commits, files): StoredHistory<'_> = crate::cache_store::decode(bytes)?;
+    let (latest, commits, files, tree): StoredHistory<'_> = crate::cache_store::decode(bytes)?;
     let time = |seconds: u64| SystemTime::UNIX_EPOCH + Duration::from_secs(seconds);
     Some(NamedHistory {
         latest: latest.map(time),
@@ -195,6 +244,18 @@ fn decode_history(bytes: &[u8]) -> Option<NamedHistory> {
                 )
             })
             .collect(),
+        tree: tree.map(|entries| {
+            entries
+                .into_iter()
+                .map(|(name, mode, sha)| {
+                    let entry = IndexEntry {
+                        mode: mode.to_string(),
+                        sha: sha.to_string(),
+                    };
+                    (name.0.to_vec(), entry)
+                })
+                .collect()
+        }),
     })
 }
 
@@ -610,6 +671,51 @@ mod tests {
                 assert!(facts.is_clean(&files[2]), "{format}: an unchanged link");
             }
         }
+    }
+
+    #[test]
+    fn head_s_entries_carried_forward_over_new_commits_are_the_tree_s() {
+        let temp = tempfile::tempdir().expect("temp");
+        let (dir, cache) = (temp.path().join("repo"), temp.path().join("cache"));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        git(&dir, &["init", "-q"]);
+        commit_file(&dir, "edited.md", "one");
+        commit_file(&dir, "removed.md", "two");
+        commit_file(&dir, "run.md", "three");
+        commit_file(&dir, "kept.md", "four");
+        let repo = GitRepo::discover(&dir).expect("a repository");
+        let names: [&[u8]; 6] = [
+            b"edited.md",
+            b"removed.md",
+            b"run.md",
+            b"kept.md",
+            b"added.md",
+            b"link.md",
+        ];
+        let memo = || HistoryMemo::in_folder(&cache, 0);
+        let (_, first) = history_and_tree(&repo, &names, &memo()).expect("first walk");
+        assert_eq!(
+            first.map(|tree| tree.len()),
+            Some(4),
+            "the walk read HEAD's tree"
+        );
+        commit_file(&dir, "edited.md", "one, edited");
+        git(&dir, &["rm", "-q", "removed.md"]);
+        git(&dir, &["commit", "-q", "-m", "remove"]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let run = dir.join("run.md");
+            std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+            std::os::unix::fs::symlink("kept.md", dir.join("link.md")).expect("link");
+        }
+        commit_file(&dir, "added.md", "five");
+        let (_, carried) = history_and_tree(&repo, &names, &memo()).expect("carried");
+        let specs = specs_for(&names);
+        let (_, mut listed) = repo.tree_entries("HEAD", &specs).expect("ls-tree");
+        let wanted: HashSet<&[u8]> = names.iter().copied().collect();
+        listed.retain(|name, _| wanted.contains(name.as_slice()));
+        assert_eq!(carried, Some(listed));
     }
 
     #[test]

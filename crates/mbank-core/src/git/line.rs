@@ -15,15 +15,24 @@ pub(crate) const MOST_IN_LINE: usize = 5000;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct LineCommit {
     pub(crate) id: String,
-    /// As `git log` abbreviates the id.
-    pub(crate) short: String,
     /// Committer time.
     pub(crate) time: SystemTime,
     /// Its one parent.
     pub(crate) parent: String,
     /// Each path the commit changed against its parent (renames as a removal and an
-    /// addition), with git's letter for how: `A`, `M`, `D`, `T`.
-    pub(crate) changes: Vec<(u8, Vec<u8>)>,
+    /// addition).
+    pub(crate) changes: Vec<Change>,
+}
+
+/// One path a commit changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Change {
+    /// Git's letter for how: `A`, `M`, `D`, `T`.
+    pub(crate) status: u8,
+    pub(crate) path: Vec<u8>,
+    /// The path's mode and object id after the commit (zeros when it removed the path).
+    pub(crate) mode: String,
+    pub(crate) object: String,
 }
 
 /// Commits from a tip back to a base, newest first, each the only parent of the one
@@ -46,9 +55,10 @@ pub(crate) fn line_between(repo: &GitRepo, base: &str, tip: &str) -> Option<Line
             "--no-ext-diff",
             "--no-textconv",
             "--no-show-signature",
-            "--name-status",
+            "--raw",
+            "--no-abbrev",
             "-z",
-            "--format=%x01%H %h %ct %P",
+            "--format=%x01%H %ct %P",
             &most,
             &range,
             "--",
@@ -69,10 +79,10 @@ pub(crate) fn line_between(repo: &GitRepo, base: &str, tip: &str) -> Option<Line
     (count > 0 && count <= MOST_IN_LINE && expected == base).then_some(line)
 }
 
-/// Reads `git log -z --name-status --format=%x01%H %h %ct %P`: a commit's record is
-/// `\x01` and its fields, then a status and a path per change, all ended by NUL (a
-/// newline before the first status). `None` for output of another shape, or a commit
-/// with other than one parent.
+/// Reads `git log -z --raw --no-abbrev --format=%x01%H %ct %P`: a commit's record is
+/// `\x01` and its fields, then per change its raw line (`:<old mode> <new mode> <old id>
+/// <new id> <status>`) and its path, all ended by NUL (a newline before the first raw
+/// line). `None` for output of another shape, or a commit with other than one parent.
 fn read_line(output: &[u8]) -> Option<Line> {
     let mut commits: Vec<LineCommit> = Vec::new();
     let mut fields = output.split(|b| *b == 0);
@@ -84,24 +94,30 @@ fn read_line(output: &[u8]) -> Option<Line> {
         if let Some(header) = field.strip_prefix(&[1u8]) {
             let header = std::str::from_utf8(header).ok()?;
             let parts: Vec<&str> = header.split(' ').collect();
-            let [id, short, time, parent] = parts.as_slice() else {
+            let [id, time, parent] = parts.as_slice() else {
                 return None;
             };
             let seconds: u64 = time.parse().ok()?;
             commits.push(LineCommit {
                 id: (*id).to_string(),
-                short: (*short).to_string(),
                 time: SystemTime::UNIX_EPOCH + Duration::from_secs(seconds),
                 parent: (*parent).to_string(),
                 changes: Vec::new(),
             });
             continue;
         }
-        let [status] = field else {
+        let raw = std::str::from_utf8(field.strip_prefix(b":")?).ok()?;
+        let parts: Vec<&str> = raw.split(' ').collect();
+        let [_, mode, _, object, status] = parts.as_slice() else {
             return None;
         };
         let path = fields.next()?;
-        commits.last_mut()?.changes.push((*status, path.to_vec()));
+        commits.last_mut()?.changes.push(Change {
+            status: *status.as_bytes().first()?,
+            path: path.to_vec(),
+            mode: (*mode).to_string(),
+            object: (*object).to_string(),
+        });
     }
     Some(Line { commits })
 }
@@ -131,7 +147,12 @@ mod tests {
         let changes: Vec<Vec<(u8, &[u8])>> = line
             .commits
             .iter()
-            .map(|c| c.changes.iter().map(|(s, p)| (*s, p.as_slice())).collect())
+            .map(|c| {
+                c.changes
+                    .iter()
+                    .map(|c| (c.status, c.path.as_slice()))
+                    .collect()
+            })
             .collect();
         assert_eq!(
             changes,
@@ -146,7 +167,15 @@ mod tests {
         );
         assert_eq!(line.commits[0].id, tip);
         assert_eq!(line.commits[2].parent, base);
-        assert!(tip.starts_with(&line.commits[0].short));
+        let added = &line.commits[1].changes[1];
+        assert_eq!(added.mode, "100644");
+        assert_eq!(
+            added.object,
+            git(
+                dir,
+                &["rev-parse", &format!("{tip}:sub dir with spaces.md")]
+            )
+        );
 
         assert_eq!(line_between(&repo, &tip, &tip), None, "no commits");
         assert_eq!(line_between(&repo, &tip, &base), None, "backwards");

@@ -57,7 +57,8 @@ pub(crate) enum Walk {
 impl Walk {
     fn tag(self) -> (u8, u64) {
         match self {
-            Walk::FileHistory { names } => (1, names),
+            // 1 was the walk that kept no entries of HEAD's tree.
+            Walk::FileHistory { names } => (4, names),
             // 2 was the walk that worked out every rename as it went.
             Walk::Removals { commits } => (3, commits as u64),
         }

@@ -11,6 +11,7 @@ use super::command::{
     git_path, os, os_bytes, path_from_bytes,
 };
 use super::ignores::IgnoreRules;
+use super::ignores_memo::IgnoresMemo;
 use super::specs::split_entry;
 use super::types::{IndexEntries, IndexEntry, Overrides, TreeBlobs};
 use crate::error::{CoreError, Result};
@@ -105,6 +106,25 @@ impl GitRepo {
             crate::io::reads::unstampable();
         }
         ignored
+    }
+
+    /// [`GitRepo::ignored_names`], remembered in `memo` between runs while the files the
+    /// rules come from are unchanged.
+    pub(crate) fn ignored_names_in(
+        &self,
+        names: &[Vec<u8>],
+        memo: &IgnoresMemo<'_>,
+    ) -> Result<HashSet<Vec<u8>>> {
+        let key = memo.key(&self.root, names);
+        if let Some(known) = key.and_then(|key| memo.recall(&self.root, key)) {
+            super::ignores::note_sources(&self.root, names);
+            return Ok(known);
+        }
+        let ignored = self.ignored_names(names)?;
+        if let Some(key) = key {
+            memo.keep(&self.root, key, &ignored);
+        }
+        Ok(ignored)
     }
 
     /// This repository asking its own `check-ignore` for each question, for a value

@@ -23,6 +23,8 @@ pub(super) struct NamedHistory {
     /// change of a name HEAD's tree holds.
     pub(super) commits: u32,
     pub(super) files: HashMap<Vec<u8>, FileCommit>,
+    /// The names' entries in the tree walked from (files and links), when known.
+    pub(super) tree: Option<TreeBlobs>,
 }
 
 /// One index or tree entry: file mode and blob id.
