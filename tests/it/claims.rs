@@ -619,3 +619,48 @@ Events: `PriceUpdated`, `OrderPlaced`, `OrderCancelled`.\n",
         ]
     );
 }
+
+#[test]
+fn a_path_moved_more_than_once_is_told_each_step_with_its_commit() {
+    let repo = GitRepo::folder("steps");
+    repo.init();
+    repo.write("src/main.rs", "fn main() {}\n");
+    repo.write("src/draft.rs", "pub fn draft() {}\n");
+    repo.commit_all("first");
+    let short = |repo: &GitRepo| repo.git(&["log", "-1", "--format=%h"]).trim().to_string();
+    repo.git(&["mv", "src/main.rs", "src/cli.rs"]);
+    repo.commit_all("rename the entry point");
+    let first_rename = short(&repo);
+    std::fs::create_dir_all(repo.dir.join("src/bin")).unwrap();
+    repo.git(&["mv", "src/cli.rs", "src/bin/cli.rs"]);
+    repo.commit_all("binaries under src/bin");
+    let second_rename = short(&repo);
+    repo.git(&["mv", "src/draft.rs", "src/sketch.rs"]);
+    repo.commit_all("rename the draft");
+    let draft_renamed = short(&repo);
+    repo.git(&["rm", "-q", "src/sketch.rs"]);
+    repo.commit_all("drop the sketch");
+    let sketch_removed = short(&repo);
+    repo.write(
+        "memory-bank/systemPatterns.md",
+        "# System Patterns\n\n- The entry point is `src/main.rs`.\n- Drafts live in `src/draft.rs`.\n",
+    );
+    repo.commit_all("memory");
+    let sandbox = Sandbox::new();
+    let json = sandbox.run(&["check", "--json", s(&repo.dir)]).json();
+    let messages: Vec<String> = claim_findings(&json, &repo.dir)
+        .into_iter()
+        .map(|(_, _, _, message)| message)
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            format!(
+                "`src/main.rs` was renamed in {first_rename}, and again in {second_rename}: it is now `src/bin/cli.rs`; update the memory"
+            ),
+            format!(
+                "`src/draft.rs` was renamed in {draft_renamed}, then removed in {sketch_removed}, and is not in the work tree"
+            ),
+        ]
+    );
+}

@@ -36,7 +36,7 @@ use crate::model::Role;
 use extract::{Claim, ClaimKind, FileKind};
 use removals::{Removals, WalksAhead};
 use scripts::{listed, script_message};
-use tree::CodeIndex;
+use tree::{CodeIndex, Move};
 
 /// Largest memory file read for claims.
 const MAX_MEMORY_BYTES: u64 = 4 * 1024 * 1024;
@@ -764,6 +764,28 @@ fn finding(m: &Made<'_>, message: String) -> Finding {
     )
 }
 
+/// What became of the path `claim` names, each step with the commit that made it.
+fn moved_message(claim: &str, step: &Move) -> String {
+    match (&step.to, &step.then) {
+        (Some(to), None) => format!(
+            "`{claim}` was renamed to `{to}` in {}: update the memory",
+            step.commit
+        ),
+        (Some(to), Some(then)) => format!(
+            "`{claim}` was renamed in {}, and again in {then}: it is now `{to}`; update the memory",
+            step.commit
+        ),
+        (None, None) => format!(
+            "`{claim}` was removed in {} and is not in the work tree",
+            step.commit
+        ),
+        (None, Some(then)) => format!(
+            "`{claim}` was renamed in {}, then removed in {then}, and is not in the work tree",
+            step.commit
+        ),
+    }
+}
+
 /// What to say of a path claim the work tree does not hold: where history says it went;
 /// else, only when its first folder is in the tree (so it names this repository, not
 /// another project, a package or a runtime file), that it is not there. With the message
@@ -780,22 +802,11 @@ fn path_message(
     }
     for candidate in candidates {
         if let Some(step) = index.moved(candidate) {
-            return Some(match step.to {
-                Some(to) => (
-                    format!(
-                        "`{claim}` was renamed to `{to}` in {}: update the memory",
-                        step.commit
-                    ),
-                    respelled(candidate, claim, &to),
-                ),
-                None => (
-                    format!(
-                        "`{claim}` was removed in {} and is not in the work tree",
-                        step.commit
-                    ),
-                    None,
-                ),
-            });
+            let fix = step
+                .to
+                .as_deref()
+                .and_then(|to| respelled(candidate, claim, to));
+            return Some((moved_message(claim, &step), fix));
         }
         if let Some(step) = index.moved_dir(candidate)
             && let Some(to) = step.to
@@ -822,22 +833,8 @@ fn path_message(
     if let Some(from) = from_history.first()
         && let Some(step) = index.moved(from)
     {
-        return Some(match step.to {
-            Some(to) => (
-                format!(
-                    "`{claim}` was renamed to `{to}` in {}: update the memory",
-                    step.commit
-                ),
-                respelled(from, claim, &to),
-            ),
-            None => (
-                format!(
-                    "`{claim}` was removed in {} and is not in the work tree",
-                    step.commit
-                ),
-                None,
-            ),
-        });
+        let fix = step.to.as_deref().and_then(|to| respelled(from, claim, to));
+        return Some((moved_message(claim, &step), fix));
     }
     if gone_only {
         return None;

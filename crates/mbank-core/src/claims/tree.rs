@@ -18,11 +18,14 @@ use crate::io::reads::{self, Reads};
 
 use super::names::MAX_FILE_BYTES;
 
-/// Where a path went: renamed to another (`to`) or removed (`None`), in `commit`.
+/// Where a path went: renamed to another (`to`) or removed (`None`), in `commit`; when it
+/// took more than one step (renamed, then renamed again or removed), the commit of the
+/// last step too.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Move {
     pub to: Option<String>,
     pub commit: String,
+    pub then: Option<String>,
 }
 
 /// Scripts and dependencies the repository's manifests declare.
@@ -392,6 +395,7 @@ impl CodeIndex {
         Some(Move {
             to: renames.get(from).cloned(),
             commit: commit.short.clone(),
+            then: None,
         })
     }
 
@@ -411,14 +415,18 @@ impl CodeIndex {
             }
         }
         // A rename whose end is not tracked either says nothing sure.
-        match &current.to {
-            Some(to) if !self.is_tracked(to) => Some(Move {
-                to: None,
-                commit: current.commit,
-            })
-            .filter(|_| first.to.is_none()),
-            _ => Some(current),
+        if let Some(to) = &current.to
+            && !self.is_tracked(to)
+        {
+            return first.to.is_none().then_some(first);
         }
+        // The commit that took `rel` away, and the one that made its last move.
+        let then = (current.commit != first.commit).then_some(current.commit);
+        Some(Move {
+            to: current.to,
+            commit: first.commit,
+            then,
+        })
     }
 
     /// Where the files of a folder went: the folder its files were renamed into, when
@@ -443,6 +451,7 @@ impl CodeIndex {
                 found.push(Move {
                     to: Some(new_dir.trim_end_matches('/').to_string()),
                     commit: step.commit.clone(),
+                    then: None,
                 });
             }
         }
@@ -874,7 +883,14 @@ mod tests {
             };
             if !expected.iter().any(|(from, _)| *from == step.0) {
                 let commit = commit_id.clone();
-                expected.push((step.0, Move { to: step.1, commit }));
+                expected.push((
+                    step.0,
+                    Move {
+                        to: step.1,
+                        commit,
+                        then: None,
+                    },
+                ));
             }
         }
         expected.sort_by(|x, y| x.0.cmp(&y.0));
