@@ -634,12 +634,33 @@ fn verify(
         })
         .collect();
     let missing = drawings::judged_as_drawn(made, missing);
-    // Where missing paths went is read from history while the code is searched.
-    let found_names = std::thread::scope(|scope| {
-        if missing.iter().any(Option::is_some) {
-            scope.spawn(|| index.removals());
-        }
-        index.find_names(&names, &skip)
+    // Each asked as a folder too: git takes a path not on disk for a file, which a
+    // folder's pattern (`packages/content/`) does not match.
+    let as_folder = |c: &String| format!("{}/", c.trim_end_matches('/'));
+    let asked: Vec<String> = missing
+        .iter()
+        .flatten()
+        .flat_map(|candidates| candidates.iter())
+        .flat_map(|c| [c.clone(), as_folder(c)])
+        .collect();
+    let is_ignored = |ignored: &HashSet<String>, candidates: &[String]| {
+        candidates
+            .iter()
+            .any(|c| ignored.contains(c) || ignored.contains(&as_folder(c)))
+    };
+    // While the code is searched: which missing paths `.gitignore` covers, then where
+    // the others went, from history. A path ignored needs no history, so a first check
+    // whose missing paths are all ignored does not wait for the walk of it.
+    let (found_names, ignored) = std::thread::scope(|scope| {
+        let paths = scope.spawn(|| {
+            let ignored = index.ignored(repo, &asked);
+            if missing.iter().flatten().any(|c| !is_ignored(&ignored, c)) {
+                index.removals();
+            }
+            ignored
+        });
+        let found_names = index.find_names(&names, &skip);
+        (found_names, paths.join().unwrap_or_default())
     });
     let mut missing_paths: Vec<(&Made<'_>, Vec<String>)> = Vec::new();
     for (m, missing) in made.iter().zip(missing) {
@@ -689,20 +710,8 @@ fn verify(
             out.push(finding(m, message));
         }
     }
-    // Each asked as a folder too: git takes a path not on disk for a file, which a
-    // folder's pattern (`packages/content/`) does not match.
-    let as_folder = |c: &String| format!("{}/", c.trim_end_matches('/'));
-    let asked: Vec<String> = missing_paths
-        .iter()
-        .flat_map(|(_, candidates)| candidates.iter())
-        .flat_map(|c| [c.clone(), as_folder(c)])
-        .collect();
-    let ignored = index.ignored(repo, &asked);
     for (m, candidates) in missing_paths {
-        if candidates
-            .iter()
-            .any(|c| ignored.contains(c) || ignored.contains(&as_folder(c)))
-        {
+        if is_ignored(&ignored, &candidates) {
             continue;
         }
         let message = path_message(index, &m.claim.text, &candidates, m.gone_only);

@@ -517,4 +517,35 @@ mod tests {
         let found = sorted(removals.get(&repo, &memo));
         assert_eq!(found.len(), 2, "{found:?}");
     }
+
+    #[test]
+    fn history_is_walked_only_for_a_missing_path_gitignore_does_not_cover() {
+        let temp = tempfile::tempdir().expect("temp");
+        let (repo, _) = repository_with_moves(temp.path());
+        let dir = repo.root().to_path_buf();
+        std::fs::write(dir.join(".gitignore"), "local/\n").expect("write");
+        let checked = |memory: &str| {
+            std::fs::create_dir_all(dir.join("memory-bank")).expect("mkdir");
+            let doc_path = dir.join("memory-bank/systemPatterns.md");
+            std::fs::write(&doc_path, memory).expect("write");
+            let docs = [crate::claims::MemoryDoc {
+                path: &doc_path,
+                role: crate::model::Role::Patterns,
+            }];
+            let bank = dir.join("memory-bank");
+            let checker = ClaimChecker::new();
+            let found = checker.check_project(&dir, Some(&repo), &[&bank], &docs);
+            let walked = checker
+                .index(&repo)
+                .is_some_and(|index| index.removals_cell().is_found());
+            let codes: Vec<&str> = found.iter().map(|f| f.code.id()).collect();
+            (codes, walked)
+        };
+        let (codes, walked) = checked("# Patterns\n\nSettings live in `local/settings.toml`.\n");
+        assert!(codes.is_empty(), "{codes:?}");
+        assert!(!walked, "history walked for an ignored path");
+        let (codes, walked) = checked("# Patterns\n\nThe parser is `src/b.rs`.\n");
+        assert_eq!(codes, ["claim-missing-path"]);
+        assert!(walked);
+    }
 }
