@@ -546,7 +546,10 @@ fn a_rule_file_is_told_only_of_the_paths_history_shows_gone() {
     repo.write("src/main.rs", "fn main() {}\n");
     repo.write("docs/GUIDE.md", "# Guide\n");
     repo.write("docs/OLD_PLAN.md", "# Plan\n");
+    repo.write("src/lib.rs", "pub mod api;\n");
     repo.commit_all("first");
+    repo.git(&["mv", "src/lib.rs", "src/core.rs"]);
+    repo.commit_all("the library becomes the core");
     repo.git(&["mv", "docs/GUIDE.md", "docs/handbook.md"]);
     repo.commit_all("rename the guide");
     let renamed = repo.git(&["log", "-1", "--format=%h"]).trim().to_string();
@@ -554,11 +557,13 @@ fn a_rule_file_is_told_only_of_the_paths_history_shows_gone() {
     repo.commit_all("drop the plan");
     let removed = repo.git(&["log", "-1", "--format=%h"]).trim().to_string();
     // A rule names this repository's paths that history shows gone, one that exists,
-    // and the layout of a template (`src/components/Button.tsx`, never here).
+    // the layout of a template (`src/components/Button.tsx`, never here), and a file by
+    // its bare name as advice for every such file (`lib.rs`, which history renamed).
     repo.write(
         ".cursor/rules/project.mdc",
         "---\nalwaysApply: true\n---\n# Project rules\n\nRead `docs/GUIDE.md` and `docs/OLD_PLAN.md` first.\n\
-Entry point: `src/main.rs`. Components live in `src/components/Button.tsx`.\n",
+Entry point: `src/main.rs`. Components live in `src/components/Button.tsx`.\n\
+Keep `mod.rs` and `lib.rs` files short.\n",
     );
     repo.commit_all("rules");
     let sandbox = Sandbox::new();
@@ -663,4 +668,36 @@ fn a_path_moved_more_than_once_is_told_each_step_with_its_commit() {
             ),
         ]
     );
+}
+
+#[test]
+fn a_plan_nobody_has_begun_names_what_is_to_be_built_until_a_task_is_done() {
+    // Kept in a folder named as plans are: the folders above a project say nothing of
+    // its files.
+    let repo = GitRepo::folder("plans");
+    repo.init();
+    repo.write("src/main.ts", "export const main = 1;\n");
+    for (file, text) in [
+        ("projectbrief.md", "# Brief\n\nA shop.\n"),
+        ("productContext.md", "# Product\n\nSells things.\n"),
+        ("systemPatterns.md", "# Patterns\n\nEntry: `src/main.ts`.\n"),
+        ("techContext.md", "# Tech\n\nTypeScript.\n"),
+        ("activeContext.md", "# Active\n\nPlanning users.\n"),
+        ("progress.md", "# Progress\n\nStarted.\n"),
+    ] {
+        repo.write(&format!("memory-bank/{file}"), text);
+    }
+    let plan = "# User area expansion\n\n## Files\n\n- src/user/user.routes.ts\n- src/user/profile/profile.page.ts\n\n## Steps\n\n- [ ] routes\n- [ ] profile page\n- [ ] settings\n";
+    repo.write("memory-bank/build/user-area.md", plan);
+    repo.commit_all("plans");
+    assert_eq!(checked_lines(&repo), [], "a plan not begun");
+
+    repo.write(
+        "memory-bank/build/user-area.md",
+        &plan.replace("- [ ] routes", "- [x] routes"),
+    );
+    repo.commit_all("routes done");
+    let found = checked_lines(&repo);
+    let lines: Vec<u64> = found.iter().map(|(line, _)| *line).collect();
+    assert_eq!(lines, [5, 6], "{found:#?}");
 }

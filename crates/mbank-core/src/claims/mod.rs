@@ -20,6 +20,7 @@ mod drawings;
 pub mod extract;
 mod names;
 mod names_memo;
+mod plans;
 mod removals;
 mod rule_files;
 mod scripts;
@@ -263,12 +264,15 @@ impl ClaimChecker {
         let aliases = aliases::aliases(project, docs);
         for doc in docs {
             let rules = rule_files::is_rule_file(*doc);
-            if !(states_the_present(*doc) || rules) || aliases.contains(doc.path) {
+            if !(states_the_present(*doc, project) || rules) || aliases.contains(doc.path) {
                 continue;
             }
             let Ok(text) = crate::io::text::read_text_limited(doc.path, MAX_MEMORY_BYTES) else {
                 continue;
             };
+            if is_plan(*doc, &text) {
+                continue;
+            }
             let kind = file_kind(*doc);
             let mut by_claim: BTreeMap<(ClaimKind, String), usize> = BTreeMap::new();
             let mut headings = None;
@@ -325,7 +329,7 @@ impl ClaimChecker {
         baseline: Option<&str>,
         current: &str,
     ) -> Vec<Finding> {
-        if !states_the_present(doc) {
+        if !states_the_present(doc, repo.root()) || is_plan(doc, current) {
             return Vec::new();
         }
         let kind = file_kind(doc);
@@ -442,8 +446,9 @@ const HISTORY_FILES: &[&str] = &[
 
 /// Whether a memory file describes the code as it is: markdown, not a decision log,
 /// session log, journal, dated entry, task list or plan (those record what was or will
-/// be, which the code need not show).
-fn states_the_present(doc: MemoryDoc<'_>) -> bool {
+/// be, which the code need not show). Only its folders below `root` (the project's)
+/// count: where the user keeps projects (`~/old/`, `plans/`) says nothing of the file.
+fn states_the_present(doc: MemoryDoc<'_>, root: &Path) -> bool {
     if matches!(
         doc.role,
         Role::Decisions | Role::Adr | Role::Session | Role::Config | Role::Rules
@@ -466,14 +471,21 @@ fn states_the_present(doc: MemoryDoc<'_>) -> bool {
     if has_date(stem) {
         return false;
     }
-    !doc.path
-        .parent()
-        .into_iter()
-        .flat_map(Path::components)
+    let folder = doc.path.parent().unwrap_or(Path::new(""));
+    !folder
+        .strip_prefix(root)
+        .unwrap_or(folder)
+        .components()
         .any(|c| {
             let part = c.as_os_str().to_string_lossy().to_lowercase();
             HISTORY_FOLDERS.contains(&part.as_str()) || has_date(&part)
         })
+}
+
+/// Whether a memory file of no core role is a plan nobody has begun, whose paths and
+/// names are to be built (the core files' open tasks sit beside what is).
+fn is_plan(doc: MemoryDoc<'_>, text: &str) -> bool {
+    doc.role == Role::Other && plans::is_plan_not_begun(text)
 }
 
 fn file_kind(doc: MemoryDoc<'_>) -> FileKind {
@@ -836,6 +848,11 @@ fn path_message(
             ));
         }
     }
+    // A rule prescribes for every file of a kind: a bare name there (`main.rs`) is any
+    // file of that name, not the one history removed somewhere.
+    if gone_only && !claim.trim_end_matches('/').contains('/') {
+        return None;
+    }
     // Written relative to a folder the history names in full.
     let tail = format!("/{}", claim.trim_end_matches('/'));
     let from_history = index.removed_ending(&tail);
@@ -890,10 +907,13 @@ mod tests {
     #[test]
     fn looking_back_and_weighing_options_state_nothing_of_the_present_code() {
         let states = |rel: &str| {
-            states_the_present(MemoryDoc {
-                path: Path::new(rel),
-                role: Role::Other,
-            })
+            states_the_present(
+                MemoryDoc {
+                    path: &Path::new("/home/me/old/plans").join(rel),
+                    role: Role::Other,
+                },
+                Path::new("/home/me/old/plans"),
+            )
         };
         for rel in [
             "memory-bank/reflection/reflection-auth.md",

@@ -285,6 +285,10 @@ fn walk_history(
         "--no-show-signature",
         "--format=%x00%x01%ct",
         "--name-only",
+        // A merge shows the names it changed against every parent (a conflict resolved,
+        // a file added in the merge itself): without, a file last changed that way is
+        // never met, and is dated by its time on disk.
+        "-c",
         "-z",
         range,
         "--",
@@ -637,6 +641,32 @@ mod tests {
             .expect("history");
         assert_eq!(history.commits_walked, 23);
         assert!(history.of(&dir.join("gone.md")).is_none());
+    }
+
+    #[test]
+    fn a_file_a_merge_itself_added_is_dated_by_that_merge() {
+        let temp = tempfile::tempdir().expect("temp");
+        let dir = temp.path();
+        git(dir, &["init", "-q", "-b", "main"]);
+        commit_file(dir, "notes.md", "first");
+        git(dir, &["checkout", "-q", "-b", "side"]);
+        commit_file(dir, "side.rs", "side");
+        git(dir, &["checkout", "-q", "main"]);
+        commit_file(dir, "main.rs", "main");
+        // The merge adds a file neither parent holds, as a resolved conflict can.
+        git(dir, &["merge", "-q", "--no-commit", "--no-ff", "side"]);
+        std::fs::write(dir.join("architecture.md"), "added in the merge").expect("write");
+        git(dir, &["add", "architecture.md"]);
+        git(dir, &["commit", "-q", "--no-edit"]);
+        commit_file(dir, "notes.md", "newest");
+        let repo = GitRepo::discover(dir).expect("a repository");
+        let names: [&[u8]; 2] = [b"architecture.md", b"notes.md"];
+        let (until, _) = names_in_tree(&repo, &names, "HEAD").expect("tree");
+        let history = walk_history(&repo, &names, "HEAD", Some(&until)).expect("walk");
+        let merged = history.files.get(b"architecture.md".as_slice());
+        assert_eq!(merged.map(|c| c.commits_since), Some(1), "{history:?}");
+        // Met, the walk stops at the merge rather than walking to the root.
+        assert_eq!(history.commits, 2);
     }
 
     #[test]

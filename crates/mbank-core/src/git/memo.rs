@@ -57,8 +57,9 @@ pub(crate) enum Walk {
 impl Walk {
     fn tag(self) -> (u8, u64) {
         match self {
-            // 1 was the walk that kept no entries of HEAD's tree.
-            Walk::FileHistory { names } => (4, names),
+            // 1 was the walk that kept no entries of HEAD's tree, 4 the one that read no
+            // merge's own changes.
+            Walk::FileHistory { names } => (5, names),
             // 2 was the walk that worked out every rename as it went.
             Walk::Removals { commits } => (3, commits as u64),
         }
