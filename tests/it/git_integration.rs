@@ -529,12 +529,29 @@ fn a_project_in_a_subfolder_of_the_repository() {
     repo.write("apps/web/memory-bank/progress.md", "# Progress\n\ny\n");
     repo.write("apps/web/memory-bank/projectbrief.md", "# Brief\n\nz\n");
     repo.commit_all("bank", T0);
+    repo.write("apps/web/src/app.ts", "export {};\n");
+    repo.commit_all("the app's code", T0 + 30);
+    // Commits to the rest of the repository are no work on this project.
     repo.code_commits(3, T0 + 60);
     let dir = repo.dir.join("apps/web");
     let project = discovery::project_at(&dir, "web".into()).unwrap();
     let report = analyze(&project, git_depth());
     assert_eq!(file(&report, "progress.md").last_commit, Some(T0));
-    assert_eq!(report.last_commit, Some(T0 + 3 * 60));
+    assert_eq!(report.last_commit, Some(T0 + 30));
+    // Asked from the repository's top, every commit counts.
+    let progress = dir.join("memory-bank/progress.md");
+    let from_top = GitRepo::discover(&repo.dir)
+        .unwrap()
+        .history(&[&progress])
+        .unwrap();
+    let at = |seconds: u64| std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds);
+    assert_eq!(from_top.latest_commit, Some(at(T0 + 3 * 60)));
+    assert_eq!(from_top.of(&progress).map(|c| c.commits_since), Some(4));
+    let from_project = GitRepo::discover(&dir)
+        .unwrap()
+        .history(&[&progress])
+        .unwrap();
+    assert_eq!(from_project.of(&progress).map(|c| c.commits_since), Some(1));
     let gitrepo = GitRepo::discover(&dir).unwrap();
     assert!(
         gitrepo

@@ -38,7 +38,8 @@ const MAGIC: &[u8; 8] = b"MBCACHE\0";
 /// staleness of linked files and the claims' new rules. 5: records whose name is about
 /// templates listed as records; the findings remembered with the claims' rules for
 /// dated sections, linked copies and submodules. 6: git's evidence with files a merge
-/// changed dated by that merge.
+/// changed dated by that merge, and a project below its repository's top judged by the
+/// commits to its folder.
 pub(crate) const FORMAT_VERSION: u32 = 6;
 /// magic, format version, section, payload length, checksum.
 pub(crate) const HEADER_LEN: usize = 8 + 4 + 4 + 8 + 8;

@@ -13,7 +13,8 @@ use super::memo::{HistoryMemo, HistoryWalk, Walk, names_digest};
 use super::repo::GitRepo;
 use super::specs::specs_for;
 use super::types::{
-    Facts, FileCommit, FileHistory, IndexEntries, IndexEntry, NamedHistory, TreeBlobs,
+    Facts, FileCommit, FileHistory, FolderCommits, IndexEntries, IndexEntry, NamedHistory,
+    TreeBlobs,
 };
 use crate::cache_store::Raw;
 use crate::error::{CoreError, Result};
@@ -26,20 +27,32 @@ impl GitRepo {
     pub fn history(&self, files: &[&Path]) -> Result<FileHistory> {
         let named = self.named(files);
         let names: Vec<&[u8]> = named.iter().map(|(name, _)| name.as_slice()).collect();
-        let history = history_by_name(self, &names, &HistoryMemo::off())?;
-        Ok(spread_history(&history, &named))
+        let folders = self.folder_asked();
+        let history = history_by_name(self, &names, &folders, &HistoryMemo::off())?;
+        Ok(spread_history(&history, &named, self.prefix.as_bytes()))
+    }
+
+    /// The folder this view's questions are about, when it is below the repository's
+    /// top: its commits are the ones that count for its files.
+    fn folder_asked(&self) -> Vec<&[u8]> {
+        (!self.prefix.is_empty())
+            .then_some(self.prefix.as_bytes())
+            .into_iter()
+            .collect()
     }
 }
 
-/// History of root-relative `names` (see [`GitRepo::history`]), keyed by name: read back
-/// from `memo` when HEAD is where it was when the same names were walked, or carried
-/// forward from there over the commits since.
+/// History of root-relative `names` (see [`GitRepo::history`]), keyed by name, with the
+/// commits that changed each of `folders` (root-relative, `/`-ended): read back from
+/// `memo` when HEAD is where it was when the same names were walked, or carried forward
+/// from there over the commits since.
 pub(super) fn history_by_name(
     repo: &GitRepo,
     names: &[&[u8]],
+    folders: &[&[u8]],
     memo: &HistoryMemo,
 ) -> Result<NamedHistory> {
-    history_and_tree(repo, names, memo).map(|(history, _)| history)
+    history_and_tree(repo, names, folders, memo).map(|(history, _)| history)
 }
 
 /// [`history_by_name`], with the entries of `names` in the tree of the commit walked
@@ -48,11 +61,13 @@ pub(super) fn history_by_name(
 fn history_and_tree(
     repo: &GitRepo,
     names: &[&[u8]],
+    folders: &[&[u8]],
     memo: &HistoryMemo,
 ) -> Result<(NamedHistory, Option<TreeBlobs>)> {
     let walker = FilesWalk {
         repo,
         names,
+        folders,
         failure: RefCell::new(None),
     };
     match memo.answer(repo, &walker) {
@@ -73,12 +88,13 @@ fn history_and_tree(
 struct FilesWalk<'a> {
     repo: &'a GitRepo,
     names: &'a [&'a [u8]],
+    folders: &'a [&'a [u8]],
     failure: RefCell<Option<CoreError>>,
 }
 
 impl FilesWalk<'_> {
     fn walked(&self, range: &str, until: Option<&HashSet<Vec<u8>>>) -> Option<NamedHistory> {
-        walk_history(self.repo, self.names, range, until)
+        walk_history(self.repo, self.names, self.folders, range, until)
             .map_err(|e| *self.failure.borrow_mut() = Some(e))
             .ok()
     }
@@ -88,8 +104,16 @@ impl HistoryWalk for FilesWalk<'_> {
     type Answer = NamedHistory;
 
     fn walk(&self) -> Walk {
+        // No name holds a NUL: it parts the names from the folders.
+        let asked: Vec<&[u8]> = self
+            .names
+            .iter()
+            .copied()
+            .chain([b"\0".as_slice()])
+            .chain(self.folders.iter().copied())
+            .collect();
         Walk::FileHistory {
-            names: names_digest(self.names),
+            names: names_digest(&asked),
         }
     }
 
@@ -112,7 +136,7 @@ impl HistoryWalk for FilesWalk<'_> {
     /// The new commits' walk, then the earlier one with every position moved down by
     /// as many commits.
     fn extend(&self, earlier: NamedHistory, line: &Line) -> Option<NamedHistory> {
-        let newer = history_of_line(self.names, line)?;
+        let newer = history_of_line(self.names, self.folders, line)?;
         let tree = earlier.tree.map(|tree| tree_after(tree, self.names, line));
         let mut files = newer.files;
         for (name, commit) in earlier.files {
@@ -121,11 +145,20 @@ impl HistoryWalk for FilesWalk<'_> {
                 commits_since: commit.commits_since.checked_add(newer.commits)?,
             });
         }
+        let mut folders = newer.folders;
+        for (folder, earlier) in earlier.folders {
+            let commits = folders.entry(folder).or_default();
+            for position in earlier.positions {
+                commits.positions.push(position.checked_add(newer.commits)?);
+            }
+            commits.latest = commits.latest.max(earlier.latest);
+        }
         Some(NamedHistory {
             latest: newer.latest.max(earlier.latest),
             commits: earlier.commits.checked_add(newer.commits)?,
             files,
             tree,
+            folders,
         })
     }
 }
@@ -164,17 +197,24 @@ fn tree_after(mut tree: TreeBlobs, names: &[&[u8]], line: &Line) -> TreeBlobs {
 }
 
 /// The walk of [`walk_history`] over the commits of `line` alone: each of `names` with
-/// the newest of them that changed it.
-fn history_of_line(names: &[&[u8]], line: &Line) -> Option<NamedHistory> {
+/// the newest of them that changed it, and the commits that changed each of `folders`.
+fn history_of_line(names: &[&[u8]], folders: &[&[u8]], line: &Line) -> Option<NamedHistory> {
     let wanted: HashSet<&[u8]> = names.iter().copied().collect();
     let mut history = NamedHistory {
         commits: u32::try_from(line.commits.len()).ok()?,
+        folders: folders_asked(folders),
         ..NamedHistory::default()
     };
     for (position, commit) in line.commits.iter().enumerate() {
         history.latest = Some(history.latest.map_or(commit.time, |t| t.max(commit.time)));
         for change in &commit.changes {
             let name = &change.path;
+            count_in_folders(
+                &mut history.folders,
+                name,
+                u32::try_from(position).ok()?,
+                commit.time,
+            );
             if wanted.contains(name.as_slice()) && !history.files.contains_key(name) {
                 history.files.insert(
                     name.clone(),
@@ -189,13 +229,42 @@ fn history_of_line(names: &[&[u8]], line: &Line) -> Option<NamedHistory> {
     Some(history)
 }
 
+/// An empty count of commits for each of `folders`.
+fn folders_asked(folders: &[&[u8]]) -> HashMap<Vec<u8>, FolderCommits> {
+    folders
+        .iter()
+        .map(|folder| (folder.to_vec(), FolderCommits::default()))
+        .collect()
+}
+
+/// Counts the commit at `position` for every folder asked about that holds `name`.
+fn count_in_folders(
+    folders: &mut HashMap<Vec<u8>, FolderCommits>,
+    name: &[u8],
+    position: u32,
+    time: SystemTime,
+) {
+    if folders.is_empty() {
+        return;
+    }
+    for (at, byte) in name.iter().enumerate() {
+        if *byte == b'/'
+            && let Some(commits) = folders.get_mut(&name[..=at])
+        {
+            commits.count(position, time);
+        }
+    }
+}
+
 /// The stored form of a [`NamedHistory`]: times in whole seconds (as `%ct` gives them),
-/// and the tree's entries as (name, mode, id).
+/// the tree's entries as (name, mode, id), and each folder's commits as (folder,
+/// positions, newest time).
 type StoredHistory<'a> = (
     Option<u64>,
     u32,
     Vec<(Raw<'a>, u64, u32)>,
     Option<Vec<(Raw<'a>, &'a str, &'a str)>>,
+    Vec<(Raw<'a>, Vec<u32>, Option<u64>)>,
 );
 
 fn seconds_of(time: SystemTime) -> Option<u64> {
@@ -222,12 +291,22 @@ fn encode_history(history: &NamedHistory) -> Option<Vec<u8>> {
         entries.sort_unstable();
         entries
     });
-    let stored: StoredHistory<'_> = (latest, history.commits, files, tree);
+    let mut folders = Vec::with_capacity(history.folders.len());
+    for (folder, commits) in &history.folders {
+        let latest = match commits.latest {
+            Some(time) => Some(seconds_of(time)?),
+            None => None,
+        };
+        folders.push((Raw(folder), commits.positions.clone(), latest));
+    }
+    folders.sort_by(|a, b| a.0.cmp(&b.0));
+    let stored: StoredHistory<'_> = (latest, history.commits, files, tree, folders);
     crate::cache_store::encode(&stored)
 }
 
 fn decode_history(bytes: &[u8]) -> Option<NamedHistory> {
-    let (latest, commits, files, tree): StoredHistory<'_> = crate::cache_store::decode(bytes)?;
+    let (latest, commits, files, tree, folders): StoredHistory<'_> =
+        crate::cache_store::decode(bytes)?;
     let time = |seconds: u64| SystemTime::UNIX_EPOCH + Duration::from_secs(seconds);
     Some(NamedHistory {
         latest: latest.map(time),
@@ -256,6 +335,16 @@ fn decode_history(bytes: &[u8]) -> Option<NamedHistory> {
                 })
                 .collect()
         }),
+        folders: folders
+            .into_iter()
+            .map(|(folder, positions, latest)| {
+                let commits = FolderCommits {
+                    positions,
+                    latest: latest.map(time),
+                };
+                (folder.0.to_vec(), commits)
+            })
+            .collect(),
     })
 }
 
@@ -268,10 +357,23 @@ fn decode_history(bytes: &[u8]) -> Option<NamedHistory> {
 fn walk_history(
     repo: &GitRepo,
     names: &[&[u8]],
+    folders: &[&[u8]],
     range: &str,
     until: Option<&HashSet<Vec<u8>>>,
 ) -> Result<NamedHistory> {
-    let specs = specs_for(names);
+    // A folder asked about is asked of git whole (every file it holds is printed), and
+    // covers the names inside it.
+    let outside: Vec<&[u8]> = names
+        .iter()
+        .copied()
+        .filter(|name| !folders.iter().any(|folder| name.starts_with(folder)))
+        .chain(
+            folders
+                .iter()
+                .map(|folder| folder.strip_suffix(b"/").unwrap_or(folder)),
+        )
+        .collect();
+    let specs = specs_for(&outside);
     // `--full-history --sparse` keeps every commit in the walk (so positions count
     // all commits), while the pathspec limits the names printed to memory files.
     let mut args = os(&[
@@ -303,7 +405,10 @@ fn walk_history(
         wanted: names.iter().copied().collect(),
         until,
         carry: Vec::new(),
-        history: NamedHistory::default(),
+        history: NamedHistory {
+            folders: folders_asked(folders),
+            ..NamedHistory::default()
+        },
         current: None,
         met: 0,
     };
@@ -376,18 +481,21 @@ impl HistoryReader<'_> {
             self.history.latest = Some(self.history.latest.map_or(time, |t| t.max(time)));
         } else if let Some((index, time)) = self.current
             && !record.is_empty()
-            && self.wanted.contains(record)
-            && self.until.is_none_or(|until| until.contains(record))
-            && !self.history.files.contains_key(record)
         {
-            self.history.files.insert(
-                record.to_vec(),
-                FileCommit {
-                    time,
-                    commits_since: index,
-                },
-            );
-            self.met += 1;
+            count_in_folders(&mut self.history.folders, record, index, time);
+            if self.wanted.contains(record)
+                && self.until.is_none_or(|until| until.contains(record))
+                && !self.history.files.contains_key(record)
+            {
+                self.history.files.insert(
+                    record.to_vec(),
+                    FileCommit {
+                        time,
+                        commits_since: index,
+                    },
+                );
+                self.met += 1;
+            }
         }
         match self.until {
             Some(until) if self.history.commits > 0 && self.met >= until.len() => Flow::Enough,
@@ -416,13 +524,31 @@ fn names_in_tree(repo: &GitRepo, names: &[&[u8]], commit: &str) -> Option<TreeNa
 /// The names a tree holds, and the entries among them that are files or links.
 type TreeNames = (HashSet<Vec<u8>>, TreeBlobs);
 
-pub(super) fn spread_history(history: &NamedHistory, named: &[(Vec<u8>, &Path)]) -> FileHistory {
+/// The history of the files `named`, asked about from `folder` (root-relative,
+/// `/`-ended, empty at the repository's top): below the top, the commits that count are
+/// the ones that changed the folder (a project of a monorepo is not behind for commits
+/// to the others).
+pub(super) fn spread_history(
+    history: &NamedHistory,
+    named: &[(Vec<u8>, &Path)],
+    folder: &[u8],
+) -> FileHistory {
+    let own = history
+        .folders
+        .get(folder)
+        .filter(|commits| !commits.positions.is_empty());
     FileHistory {
-        latest_commit: history.latest,
+        latest_commit: own.map_or(history.latest, |commits| commits.latest),
         commits_walked: history.commits,
         files: named
             .iter()
-            .filter_map(|(name, path)| history.files.get(name).map(|c| (path.to_path_buf(), *c)))
+            .filter_map(|(name, path)| {
+                let mut commit = *history.files.get(name)?;
+                if let Some(own) = own {
+                    commit.commits_since = own.newer_than(commit.commits_since);
+                }
+                Some((path.to_path_buf(), commit))
+            })
             .collect(),
     }
 }
@@ -518,11 +644,18 @@ pub(crate) fn gather_facts(
     names.dedup();
     let wanted: HashSet<&[u8]> = names.iter().copied().collect();
     let specs = specs_for(&names);
+    let mut folders: Vec<&[u8]> = requests
+        .iter()
+        .map(|(view, _)| view.prefix.as_bytes())
+        .filter(|prefix| !prefix.is_empty())
+        .collect();
+    folders.sort();
+    folders.dedup();
     // The history walk is the slow question, and what the index holds and the work
     // tree's blobs do not depend on it: git answers them meanwhile. Its error still
     // comes first, as when the walk ran before them.
     let (history, indexed) = std::thread::scope(|scope| {
-        let walk = scope.spawn(|| history_and_tree(repo, &names, memo));
+        let walk = scope.spawn(|| history_and_tree(repo, &names, &folders, memo));
         let indexed = index_and_blobs(repo, &named, &wanted, &specs, whole_index);
         let history = walk
             .join()
@@ -561,9 +694,10 @@ pub(crate) fn gather_facts(
         .collect();
     Ok(named
         .iter()
-        .map(|files| {
+        .zip(requests)
+        .map(|(files, (view, _))| {
             let mut facts = Facts {
-                history: spread_history(&history, files),
+                history: spread_history(&history, files, view.prefix.as_bytes()),
                 ..Facts::default()
             };
             for (name, path) in files {
@@ -604,7 +738,7 @@ mod tests {
         commit_file(dir, "notes.md", "newest");
         let repo = GitRepo::discover(dir).expect("a repository");
         let names: [&[u8]; 4] = [b"gone.md", b"memory.md", b"never.md", b"notes.md"];
-        let whole = walk_history(&repo, &names, "HEAD", None).expect("whole");
+        let whole = walk_history(&repo, &names, &[], "HEAD", None).expect("whole");
         let (until, blobs) = names_in_tree(&repo, &names, "HEAD").expect("tree");
         assert_eq!(
             blobs.keys().collect::<HashSet<_>>(),
@@ -615,7 +749,7 @@ mod tests {
             until,
             HashSet::from([b"memory.md".to_vec(), b"notes.md".to_vec()])
         );
-        let stopped = walk_history(&repo, &names, "HEAD", Some(&until)).expect("stopped");
+        let stopped = walk_history(&repo, &names, &[], "HEAD", Some(&until)).expect("stopped");
         assert_eq!(whole.commits, 25);
         assert_eq!(
             stopped.commits, 23,
@@ -632,8 +766,8 @@ mod tests {
             "only names the tree holds are kept"
         );
         // No file of the tree asked about: HEAD's commit alone gives the newest time.
-        let none =
-            walk_history(&repo, &[b"never.md"], "HEAD", Some(&HashSet::new())).expect("no names");
+        let none = walk_history(&repo, &[b"never.md"], &[], "HEAD", Some(&HashSet::new()))
+            .expect("no names");
         assert_eq!((none.commits, none.latest), (1, whole.latest));
         // The public answer is the stopped walk's.
         let history = repo
@@ -662,11 +796,82 @@ mod tests {
         let repo = GitRepo::discover(dir).expect("a repository");
         let names: [&[u8]; 2] = [b"architecture.md", b"notes.md"];
         let (until, _) = names_in_tree(&repo, &names, "HEAD").expect("tree");
-        let history = walk_history(&repo, &names, "HEAD", Some(&until)).expect("walk");
+        let history = walk_history(&repo, &names, &[], "HEAD", Some(&until)).expect("walk");
         let merged = history.files.get(b"architecture.md".as_slice());
         assert_eq!(merged.map(|c| c.commits_since), Some(1), "{history:?}");
         // Met, the walk stops at the merge rather than walking to the root.
         assert_eq!(history.commits, 2);
+    }
+
+    /// Writes `file` in `dir` and commits everything, dated `seconds` after the epoch.
+    fn commit_at(dir: &Path, file: &str, seconds: u64) {
+        let path = dir.join(file);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("mkdir");
+        std::fs::write(&path, format!("{file} at {seconds}")).expect("write");
+        git(dir, &["add", "-A"]);
+        let date = format!("@{seconds} +0000");
+        let out = std::process::Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(["commit", "-q", "-m", file])
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", dir)
+            .env("GIT_AUTHOR_DATE", &date)
+            .env("GIT_COMMITTER_DATE", &date)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "{out:?}");
+    }
+
+    #[test]
+    fn a_project_below_the_top_counts_only_the_commits_that_changed_its_folder() {
+        let temp = tempfile::tempdir().expect("temp");
+        let (dir, cache) = (temp.path().join("repo"), temp.path().join("cache"));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        git(&dir, &["init", "-q"]);
+        commit_at(&dir, "app/memory-bank/progress.md", 1_000);
+        commit_at(&dir, "other/a.rs", 2_000);
+        commit_at(&dir, "other/b.rs", 3_000);
+        commit_at(&dir, "app/src/main.rs", 4_000);
+        commit_at(&dir, "other/c.rs", 5_000);
+        let top = GitRepo::discover(&dir).expect("a repository");
+        let app = GitRepo::discover(&dir.join("app")).expect("a repository");
+        let progress = dir.join("app/memory-bank/progress.md");
+        let at = |seconds| Some(SystemTime::UNIX_EPOCH + Duration::from_secs(seconds));
+        let since = |facts: &Facts| facts.history.of(&progress).map(|c| c.commits_since);
+        let memo = || HistoryMemo::in_folder(&cache, 0);
+        let asked = [
+            (&top, vec![progress.as_path()]),
+            (&app, vec![progress.as_path()]),
+        ];
+        let facts = gather_facts(&asked, None, &memo()).expect("facts");
+        // From the top, every commit counts; from the project, the one to its code.
+        assert_eq!(since(&facts[0]), Some(4));
+        assert_eq!(facts[0].history.latest_commit, at(5_000));
+        assert_eq!(since(&facts[1]), Some(1));
+        assert_eq!(facts[1].history.latest_commit, at(4_000));
+        // Carried forward over new commits, as a walk afresh counts them.
+        commit_at(&dir, "other/d.rs", 6_000);
+        commit_at(&dir, "app/src/lib.rs", 7_000);
+        commit_at(&dir, "other/e.rs", 8_000);
+        let carried = gather_facts(&asked, None, &memo()).expect("carried");
+        let fresh = gather_facts(&asked, None, &HistoryMemo::off()).expect("fresh");
+        for (carried, fresh) in carried.iter().zip(&fresh) {
+            assert_eq!(carried.history, fresh.history);
+        }
+        assert_eq!(since(&carried[1]), Some(2));
+        assert_eq!(carried[1].history.latest_commit, at(7_000));
+        assert_eq!(since(&carried[0]), Some(7));
+        // The project asked alone is the same answer.
+        let alone = app.history(&[progress.as_path()]).expect("history");
+        assert_eq!(alone, fresh[1].history);
     }
 
     #[test]
@@ -723,7 +928,7 @@ mod tests {
             b"link.md",
         ];
         let memo = || HistoryMemo::in_folder(&cache, 0);
-        let (_, first) = history_and_tree(&repo, &names, &memo()).expect("first walk");
+        let (_, first) = history_and_tree(&repo, &names, &[], &memo()).expect("first walk");
         assert_eq!(
             first.map(|tree| tree.len()),
             Some(4),
@@ -740,7 +945,7 @@ mod tests {
             std::os::unix::fs::symlink("kept.md", dir.join("link.md")).expect("link");
         }
         commit_file(&dir, "added.md", "five");
-        let (_, carried) = history_and_tree(&repo, &names, &memo()).expect("carried");
+        let (_, carried) = history_and_tree(&repo, &names, &[], &memo()).expect("carried");
         let specs = specs_for(&names);
         let (_, mut listed) = repo.tree_entries("HEAD", &specs).expect("ls-tree");
         let wanted: HashSet<&[u8]> = names.iter().copied().collect();

@@ -498,7 +498,7 @@ mod tests {
         let repo = GitRepo::discover(&dir).expect("a repository");
         let names: [&[u8]; 3] = [b"edited.md", b"kept.md", b"never.md"];
         let walked = |memo: &HistoryMemo| {
-            super::super::facts::history_by_name(&repo, &names, memo).expect("history")
+            super::super::facts::history_by_name(&repo, &names, &[], memo).expect("history")
         };
         let first = walked(&HistoryMemo::in_folder(&cache, 0));
         assert_eq!(first.commits, 3);

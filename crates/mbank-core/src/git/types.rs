@@ -25,6 +25,34 @@ pub(super) struct NamedHistory {
     pub(super) files: HashMap<Vec<u8>, FileCommit>,
     /// The names' entries in the tree walked from (files and links), when known.
     pub(super) tree: Option<TreeBlobs>,
+    /// For each folder asked about (a project below the repository's top, `/`-ended), the
+    /// walk's commits that changed something in it.
+    pub(super) folders: HashMap<Vec<u8>, FolderCommits>,
+}
+
+/// The commits of a walk that changed a file in one folder: their positions (0 is the
+/// newest commit walked), in order, and the newest one's time.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct FolderCommits {
+    pub(super) positions: Vec<u32>,
+    pub(super) latest: Option<SystemTime>,
+}
+
+impl FolderCommits {
+    /// Counts the commit at `position` when it is not counted yet (positions come in
+    /// order).
+    pub(super) fn count(&mut self, position: u32, time: SystemTime) {
+        if self.positions.last() != Some(&position) {
+            self.positions.push(position);
+        }
+        self.latest = Some(self.latest.map_or(time, |t| t.max(time)));
+    }
+
+    /// How many of these commits are newer than the one at `position`.
+    pub(super) fn newer_than(&self, position: u32) -> u32 {
+        let newer = self.positions.partition_point(|p| *p < position);
+        u32::try_from(newer).unwrap_or(u32::MAX)
+    }
 }
 
 /// One index or tree entry: file mode and blob id.
@@ -49,7 +77,8 @@ impl IndexEntry {
 pub struct FileCommit {
     /// Committer time of the newest commit touching the file.
     pub time: SystemTime,
-    /// Commits in the repository's history (from HEAD) newer than that one.
+    /// Commits in the repository's history (from HEAD) newer than that one: those that
+    /// changed the folder asked about, when it is below the repository's top.
     pub commits_since: u32,
 }
 
@@ -57,7 +86,8 @@ pub struct FileCommit {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FileHistory {
     /// Time of the newest commit in the repository (HEAD's history, as far as it was
-    /// walked); `None` when empty.
+    /// walked), or of the newest that changed the folder asked about when it is below
+    /// the repository's top (a project of a monorepo); `None` when empty.
     pub latest_commit: Option<SystemTime>,
     /// Commits walked from HEAD: its whole history, or down to the oldest last change
     /// of the files asked about that HEAD's tree holds.
