@@ -672,7 +672,10 @@ fn verify(
             ignored
         });
         let found_names = index.find_names(&names, &skip);
-        (found_names, paths.join().unwrap_or_default())
+        let ignored = paths
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (found_names, ignored)
     });
     let mut missing_paths: Vec<(&Made<'_>, Vec<String>)> = Vec::new();
     for (m, missing) in made.iter().zip(missing) {

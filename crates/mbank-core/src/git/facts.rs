@@ -720,7 +720,7 @@ pub(crate) fn gather_facts(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::git::test_repo::{commit_file, git};
+    use crate::git::test_repo::{commit_file, git, git_with};
 
     #[test]
     fn the_walk_ends_at_the_oldest_last_change_of_a_file_the_tree_holds() {
@@ -810,24 +810,11 @@ mod tests {
         std::fs::write(&path, format!("{file} at {seconds}")).expect("write");
         git(dir, &["add", "-A"]);
         let date = format!("@{seconds} +0000");
-        let out = std::process::Command::new("git")
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(["commit", "-q", "-m", file])
-            .current_dir(dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("HOME", dir)
-            .env("GIT_AUTHOR_DATE", &date)
-            .env("GIT_COMMITTER_DATE", &date)
-            .output()
-            .expect("git runs");
-        assert!(out.status.success(), "{out:?}");
+        let dates = [
+            ("GIT_AUTHOR_DATE", date.as_str()),
+            ("GIT_COMMITTER_DATE", &date),
+        ];
+        git_with(dir, &["commit", "-q", "-m", file], &dates);
     }
 
     #[test]

@@ -5,6 +5,11 @@ use std::process::Command;
 
 /// Runs git in `dir` and answers what it printed; the test fails when git does.
 pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
+    git_with(dir, args, &[])
+}
+
+/// [`git`] with `env` set too (commit dates, say).
+pub(crate) fn git_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
     let out = Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@t"])
         .args(["-c", "commit.gpgsign=false"])
@@ -12,6 +17,7 @@ pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
         .current_dir(dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("HOME", dir)
+        .envs(env.iter().copied())
         .output()
         .expect("git runs");
     assert!(out.status.success(), "git {args:?}: {out:?}");
