@@ -701,3 +701,41 @@ fn a_plan_nobody_has_begun_names_what_is_to_be_built_until_a_task_is_done() {
     let lines: Vec<u64> = found.iter().map(|(line, _)| *line).collect();
     assert_eq!(lines, [5, 6], "{found:#?}");
 }
+
+#[test]
+fn a_folder_history_emptied_is_told_removed_in_the_commit_that_emptied_it() {
+    let repo = GitRepo::folder("folders");
+    repo.init();
+    repo.write("src/main.go", "package main\n");
+    repo.write("internal/amp/proxy.go", "package amp\n");
+    repo.write("internal/amp/routes.go", "package amp\n");
+    repo.write("internal/usage/stats.go", "package usage\n");
+    repo.commit_all("first");
+    let short = |repo: &GitRepo| repo.git(&["log", "-1", "--format=%h"]).trim().to_string();
+    repo.git(&["rm", "-q", "internal/amp/routes.go"]);
+    repo.commit_all("fewer routes");
+    repo.git(&["rm", "-q", "-r", "internal/amp"]);
+    repo.commit_all("drop the proxy");
+    let emptied = short(&repo);
+    // A folder whose file went elsewhere under another name went somewhere, not away.
+    repo.git(&["mv", "internal/usage/stats.go", "internal/metrics.go"]);
+    repo.commit_all("metrics");
+    // As a clone holds it: git leaves no empty folder behind.
+    std::fs::remove_dir(repo.dir.join("internal/usage")).unwrap();
+    repo.write(
+        "AGENTS.md",
+        "# Agents\n\n- The proxy is in `internal/amp/`.\n- Counters are in `internal/usage/`.\n- The entry point is `src/main.go`.\n",
+    );
+    repo.commit_all("memory");
+    let found = checked_lines(&repo);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert_eq!(
+        found[0],
+        (
+            3,
+            format!("`internal/amp/` was removed in {emptied} and is not in the work tree")
+        )
+    );
+    assert_eq!(found[1].0, 4);
+    assert!(!found[1].1.contains("removed"), "{found:#?}");
+}

@@ -270,7 +270,7 @@ impl ClaimChecker {
             let Ok(text) = crate::io::text::read_text_limited(doc.path, MAX_MEMORY_BYTES) else {
                 continue;
             };
-            if is_plan(*doc, &text) {
+            if plans::is_plan(*doc, &text) {
                 continue;
             }
             let kind = file_kind(*doc);
@@ -329,7 +329,7 @@ impl ClaimChecker {
         baseline: Option<&str>,
         current: &str,
     ) -> Vec<Finding> {
-        if !states_the_present(doc, repo.root()) || is_plan(doc, current) {
+        if !states_the_present(doc, repo.root()) || plans::is_plan(doc, current) {
             return Vec::new();
         }
         let kind = file_kind(doc);
@@ -480,12 +480,6 @@ fn states_the_present(doc: MemoryDoc<'_>, root: &Path) -> bool {
             let part = c.as_os_str().to_string_lossy().to_lowercase();
             HISTORY_FOLDERS.contains(&part.as_str()) || has_date(&part)
         })
-}
-
-/// Whether a memory file of no core role is a plan nobody has begun, whose paths and
-/// names are to be built (the core files' open tasks sit beside what is).
-fn is_plan(doc: MemoryDoc<'_>, text: &str) -> bool {
-    doc.role == Role::Other && plans::is_plan_not_begun(text)
 }
 
 fn file_kind(doc: MemoryDoc<'_>) -> FileKind {
@@ -849,6 +843,9 @@ fn path_message(
                 ),
                 new,
             ));
+        }
+        if let Some(step) = index.removed_dir(candidate) {
+            return Some((moved_message(claim, &step), None));
         }
     }
     // A rule prescribes for every file of a kind: a bare name there (`main.rs`) is any

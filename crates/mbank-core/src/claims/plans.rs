@@ -2,12 +2,21 @@
 //! and names it lists are what is to be built (an expansion plan's files to create),
 //! not the code as it is, so none of them is checked against the code.
 
+use super::MemoryDoc;
+use crate::model::Role;
+
 /// Fewest open tasks that make a file a plan rather than a note with a to-do or two.
 const FEWEST_OPEN_TASKS: usize = 3;
 
+/// Whether a memory file of no core role is a plan nobody has begun, whose paths and
+/// names are to be built (the core files' open tasks sit beside what is).
+pub(super) fn is_plan(doc: MemoryDoc<'_>, text: &str) -> bool {
+    doc.role == Role::Other && is_plan_not_begun(text)
+}
+
 /// Whether `text` holds a task list of at least [`FEWEST_OPEN_TASKS`] items and none of
 /// them done (task items inside code blocks are examples, not tasks).
-pub(super) fn is_plan_not_begun(text: &str) -> bool {
+fn is_plan_not_begun(text: &str) -> bool {
     let mut open = 0usize;
     let mut fence: Option<(u8, usize)> = None;
     for line in text.lines() {

@@ -459,6 +459,46 @@ impl CodeIndex {
         found.into_iter().next()
     }
 
+    /// What became of a folder history emptied: removed in the newest commit that took
+    /// one of its files out (the folder left the tree then). `None` when one of its files
+    /// was renamed (it went somewhere, not away), when history removed none, or when git
+    /// cannot tell.
+    pub(crate) fn removed_dir(&self, dir: &str) -> Option<Move> {
+        let prefix = format!("{}/", dir.trim_end_matches('/'));
+        let inside: Vec<(&String, &Commit)> = self.removed_below(&prefix).collect();
+        let mut commits: Vec<&str> = inside.iter().map(|(_, c)| c.id.as_str()).collect();
+        commits.sort_unstable();
+        commits.dedup();
+        if commits.is_empty() {
+            return None;
+        }
+        for (from, _) in &inside {
+            if self.step(from, &commits)?.to.is_some() {
+                return None;
+            }
+        }
+        let newest = self.newest_of(&commits)?;
+        let (_, commit) = inside.iter().find(|(_, c)| c.id == newest)?;
+        Some(Move {
+            to: None,
+            commit: commit.short.clone(),
+            then: None,
+        })
+    }
+
+    /// The newest of `commits` by commit time, as `git log --no-walk` lists them.
+    fn newest_of(&self, commits: &[&str]) -> Option<String> {
+        let mut args = os(&["log", "--no-walk", "--format=%H"]);
+        args.extend(commits.iter().map(OsString::from));
+        let out = self
+            .repo
+            .run_at_root(&args, &[], None, Policy::Hardened)
+            .ok()
+            .filter(|out| out.success)?;
+        let text = String::from_utf8(out.stdout).ok()?;
+        text.lines().next().map(str::to_string)
+    }
+
     /// A tracked file with the same name but another extension, or the same name in
     /// another folder: a hint when history says nothing.
     pub fn similar(&self, rel: &str) -> Option<&str> {
