@@ -17,7 +17,7 @@ use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
 
-use crate::git::{GitRepo, HistoryMemo, HistoryWalk, Line, Policy, Walk, os};
+use crate::git::{GitRepo, HistoryMemo, HistoryWalk, Line, Walk, os};
 
 /// Commits of history searched for renames and removals.
 pub(crate) const HISTORY_COMMITS: usize = 2000;
@@ -110,15 +110,7 @@ impl MovesWalk<'_> {
 impl MovesWalk<'_> {
     /// `ids` as `git log` abbreviates them, in order; `None` when git cannot tell.
     fn abbreviated(&self, ids: &[&str]) -> Option<Vec<String>> {
-        let mut args = os(&["rev-parse", "--short"]);
-        args.extend(ids.iter().map(OsString::from));
-        let out = self
-            .repo
-            .run_at_root(&args, &[], None, Policy::Hardened)
-            .ok()
-            .filter(|out| out.success)?;
-        let text = String::from_utf8(out.stdout).ok()?;
-        Some(text.lines().map(str::to_string).collect())
+        self.repo.lines_about(&["rev-parse", "--short"], ids)
     }
 }
 

@@ -488,15 +488,10 @@ impl CodeIndex {
 
     /// The newest of `commits` by commit time, as `git log --no-walk` lists them.
     fn newest_of(&self, commits: &[&str]) -> Option<String> {
-        let mut args = os(&["log", "--no-walk", "--format=%H"]);
-        args.extend(commits.iter().map(OsString::from));
-        let out = self
-            .repo
-            .run_at_root(&args, &[], None, Policy::Hardened)
-            .ok()
-            .filter(|out| out.success)?;
-        let text = String::from_utf8(out.stdout).ok()?;
-        text.lines().next().map(str::to_string)
+        self.repo
+            .lines_about(&["log", "--no-walk", "--format=%H"], commits)?
+            .into_iter()
+            .next()
     }
 
     /// A tracked file with the same name but another extension, or the same name in

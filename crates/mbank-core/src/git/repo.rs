@@ -148,6 +148,19 @@ impl GitRepo {
         execute(command, stdin, &first_arg(args), &self.root)
     }
 
+    /// The lines git prints for `args` followed by `ids` (commits, say), run at the root
+    /// hardened; `None` when git fails or prints what is not text.
+    pub(crate) fn lines_about(&self, args: &[&str], ids: &[&str]) -> Option<Vec<String>> {
+        let mut args = os(args);
+        args.extend(ids.iter().map(OsString::from));
+        let out = self
+            .run_at_root(&args, &[], None, Policy::Hardened)
+            .ok()
+            .filter(|out| out.success)?;
+        let text = String::from_utf8(out.stdout).ok()?;
+        Some(text.lines().map(str::to_string).collect())
+    }
+
     /// [`GitRepo::run_at_root`] hardened, with no extra environment or input, git stopped
     /// once `stop` is set.
     pub(crate) fn run_at_root_until(
