@@ -739,3 +739,116 @@ fn a_folder_history_emptied_is_told_removed_in_the_commit_that_emptied_it() {
     assert_eq!(found[1].0, 4);
     assert!(!found[1].1.contains("removed"), "{found:#?}");
 }
+
+#[test]
+fn an_empty_file_is_no_evidence_of_where_its_folder_went() {
+    let repo = GitRepo::folder("empty-files");
+    repo.init();
+    repo.write("pkg/__init__.py", "");
+    repo.write("pkg/graphs/__init__.py", "");
+    repo.write("pkg/graphs/store.py", "class GraphStore:\n    pass\n");
+    repo.write(
+        "pkg/other/helpers.py",
+        "def help_with_things():\n    return 1\n",
+    );
+    repo.commit_all("first");
+    let short = |repo: &GitRepo| repo.git(&["log", "-1", "--format=%h"]).trim().to_string();
+    // The graph code goes away; a new test package gets an empty `__init__.py` of its
+    // own, which git would pair with the removed one.
+    repo.git(&["rm", "-q", "-r", "pkg/graphs"]);
+    repo.write("tests/utils/__init__.py", "");
+    repo.commit_all("drop graph stores, add test utilities");
+    let dropped = short(&repo);
+    // A file with content moved with its folder is still told as moved.
+    repo.git(&["mv", "pkg/other", "pkg/misc"]);
+    repo.commit_all("rename other");
+    let renamed = short(&repo);
+    std::fs::remove_dir_all(repo.dir.join("pkg/graphs")).ok();
+    repo.write(
+        "AGENTS.md",
+        "# Agents\n\n- Graph stores are in `pkg/graphs/`.\n- Helpers are in `pkg/other/`.\n",
+    );
+    repo.commit_all("memory");
+    let found = checked_lines(&repo);
+    assert_eq!(
+        found,
+        [
+            (
+                3,
+                format!("`pkg/graphs/` was removed in {dropped} and is not in the work tree")
+            ),
+            (
+                4,
+                format!("`pkg/other/` was moved to `pkg/misc/` in {renamed}: update the memory")
+            ),
+        ],
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn a_go_module_s_standard_packages_are_no_missing_dependencies() {
+    let repo = GitRepo::folder("gomod");
+    repo.init();
+    repo.write(
+        "go.mod",
+        "module example.com/portal\n\ngo 1.22\n\nrequire github.com/spf13/cobra v1.8.0\n",
+    );
+    repo.write("go.sum", "github.com/spf13/cobra v1.8.0 h1:abc=\n");
+    repo.write(
+        "cmd/portal/main.go",
+        "package main\n\nimport (\n\t\"embed\"\n\t\"net/http\"\n\n\t\"github.com/spf13/cobra\"\n)\n\n//go:embed web\nvar assets embed.FS\n\nfunc main() { _ = http.ListenAndServe; _ = cobra.Command{} }\n",
+    );
+    repo.write("memory-bank/projectbrief.md", "# Brief\n\nA portal.\n");
+    repo.write(
+        "memory-bank/techContext.md",
+        "# Tech\n\n## Dependencies\n\n- `cobra` for the command line\n- `embed` for the web assets\n- `net/http` serves them\n- `viper` for configuration\n",
+    );
+    repo.commit_all("first");
+    let json = Sandbox::new()
+        .run(&["check", "--json", s(&repo.dir)])
+        .json();
+    let found: Vec<(String, String)> = claim_findings(&json, &repo.dir)
+        .into_iter()
+        .map(|(code, _, _, message)| (code, message))
+        .collect();
+    // `viper` is in no manifest and the code never names it; `embed` and `net/http`
+    // are Go's own, which `go.mod` never lists.
+    assert_eq!(
+        found,
+        [(
+            "claim-missing-dependency".to_string(),
+            "dependency `viper` is declared in no manifest or lock file (go.mod, go.sum)"
+                .to_string()
+        )],
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn names_under_a_heading_that_gives_their_prefix_are_found_with_it() {
+    let repo = GitRepo::folder("prefixed");
+    repo.init();
+    repo.write(
+        "migrations/001_init.sql",
+        "CREATE TABLE remote_agent_user_github_tokens (id TEXT);\n",
+    );
+    repo.write("src/main.ts", "export const main = () => 1;\n");
+    repo.write(
+        "AGENTS.md",
+        "# Agents\n\n## Tables (all prefixed with `remote_agent_`)\n\n1. **`user_github_tokens`** - tokens\n2. **`workflow_node_runs`** - runs\n\n## Code\n\n- Settings are read by `loadSettings`.\n",
+    );
+    repo.commit_all("first");
+    let found = checked_lines(&repo);
+    let named: Vec<(u64, &str)> = found
+        .iter()
+        .map(|(line, message)| (*line, message.split(' ').next().unwrap_or("")))
+        .collect();
+    // With its prefix `user_github_tokens` is in the code; `workflow_node_runs` is not
+    // even so.
+    assert_eq!(
+        named,
+        [(6, "`workflow_node_runs`"), (10, "`loadSettings`")],
+        "{found:#?}"
+    );
+}

@@ -16,11 +16,13 @@
 //! Outside any git repository nothing is checked (like every git check). Decision logs,
 //! ADRs and session logs are history, so they make no claims about the code as it is.
 mod aliases;
+mod dependencies;
 mod drawings;
 pub mod extract;
 mod names;
 mod names_memo;
 mod plans;
+mod prefixes;
 mod removals;
 mod rule_files;
 mod scripts;
@@ -36,7 +38,7 @@ use crate::git::{GitRepo, HistoryMemo};
 use crate::model::Role;
 use extract::{Claim, ClaimKind, FileKind};
 use removals::{Removals, WalksAhead};
-use scripts::{listed, script_message};
+use scripts::script_message;
 use tree::{CodeIndex, Move};
 
 /// Largest memory file read for claims.
@@ -97,6 +99,8 @@ struct Made<'d> {
     lines: Vec<usize>,
     /// The headings above a symbol's first line ("error monitoring (sentry)"), lower-cased.
     section: String,
+    /// The prefixes its heading says a symbol's names leave out ([`prefixes`]).
+    prefixes: Vec<String>,
     /// Said only where history shows the path gone (a rule file's, [`rule_files`]).
     gone_only: bool,
 }
@@ -110,16 +114,21 @@ impl<'d> Made<'d> {
         text: &str,
         headings: &mut Option<Vec<(usize, String)>>,
     ) -> Made<'d> {
-        let section = if claim.kind == ClaimKind::Symbol {
+        let (section, prefixes) = if claim.kind == ClaimKind::Symbol {
             let headings = headings.get_or_insert_with(|| extract::section_headings(text));
-            extract::section_at(headings, claim.line).to_string()
+            let section = extract::section_at(headings, claim.line).to_string();
+            (
+                section,
+                prefixes::heading_prefixes(text, headings, claim.line),
+            )
         } else {
-            String::new()
+            (String::new(), Vec::new())
         };
         Made {
             doc,
             lines: vec![claim.line],
             section,
+            prefixes,
             gone_only: rule_files::is_rule_file(doc),
             claim,
         }
@@ -367,30 +376,6 @@ impl ClaimChecker {
     }
 }
 
-/// Whether the heading a name sits under names a dependency the project declares: a
-/// word of four letters or more (`sentry`, `zustand`), or two words joined (`react query`
-/// as `react-query`). Only the innermost heading counts (the file's title names the
-/// project, not a library), and a word that is a folder or file of the project's own
-/// (`agent`) names no dependency.
-fn names_a_dependency(section: &str, index: &CodeIndex) -> bool {
-    let manifests = index.manifests();
-    if section.is_empty() || manifests.dependency_files.is_empty() {
-        return false;
-    }
-    let heading = section.split(" / ").next().unwrap_or(section);
-    let words: Vec<&str> = heading
-        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.'))
-        .filter(|w| !w.is_empty())
-        .collect();
-    let single = words.iter().filter(|w| w.len() >= 4).map(|w| w.to_string());
-    let joined = words
-        .windows(2)
-        .map(|pair| format!("{}-{}", pair[0], pair[1]));
-    single
-        .chain(joined)
-        .any(|name| !index.exists(&name) && manifests.declares(&name))
-}
-
 /// Folders whose files are history or plans, not a description of the code as it is.
 const HISTORY_FOLDERS: &[&str] = &[
     "journal",
@@ -603,8 +588,12 @@ fn verify(
     let names: Vec<String> = {
         let mut names: Vec<String> = made
             .iter()
-            .filter(|m| matches!(m.claim.kind, ClaimKind::Symbol | ClaimKind::EnvVar))
-            .map(|m| m.claim.text.clone())
+            .filter(|m| match m.claim.kind {
+                ClaimKind::Symbol | ClaimKind::EnvVar => true,
+                ClaimKind::Dependency => dependencies::searched_in_code(index),
+                _ => false,
+            })
+            .flat_map(|m| prefixes::spellings(&m.prefixes, &m.claim.text))
             .collect();
         let families: Vec<String> = made
             .iter()
@@ -684,8 +673,11 @@ fn verify(
             ClaimKind::Script { runner, command } => script_message(index, *runner, command, text),
             // Under a heading that names a dependency ("Data Fetching (React Query)"),
             // a name is that dependency's (`useInfiniteQuery`), not the project's.
-            ClaimKind::Symbol if names_a_dependency(&m.section, index) => None,
-            ClaimKind::Symbol => (!found_names.contains(text)).then(|| {
+            ClaimKind::Symbol if dependencies::names_a_dependency(&m.section, index) => None,
+            ClaimKind::Symbol => (!prefixes::spellings(&m.prefixes, text)
+                .iter()
+                .any(|name| found_names.contains(name)))
+            .then(|| {
                 format!(
                     "`{text}` occurs in no tracked file outside the memory ({} searched): renamed or removed?",
                     crate::io::text::counted(index.files().len() - skip.len(), "file")
@@ -700,19 +692,10 @@ fn verify(
                     "environment variable `{text}` occurs in no tracked file outside the memory (not read by the code, nor in an example env file)"
                 )
             }),
+            // A package of the project's own (`src`, `packages/api`) is no dependency.
             ClaimKind::Dependency => {
-                let manifests = index.manifests();
-                // A package of the project's own (`src`, `packages/api`) is no dependency.
                 let own_folder = index.exists(&format!("{}{text}", memory.prefix));
-                let missing = !manifests.dependency_files.is_empty()
-                    && !own_folder
-                    && !manifests.declares(text);
-                missing.then(|| {
-                    format!(
-                        "dependency `{text}` is declared in no manifest or lock file ({})",
-                        listed(&manifests.dependency_files, 4)
-                    )
-                })
+                dependencies::message(index, text, own_folder, &found_names)
             }
         };
         if let Some(message) = message {

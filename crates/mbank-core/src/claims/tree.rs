@@ -350,7 +350,7 @@ impl CodeIndex {
             "--stdin",
             "-r",
             "-M",
-            "--name-status",
+            "--raw",
             "--diff-filter=R",
         ]);
         let input: String = commits.iter().map(|c| format!("{c}\n")).collect();
@@ -366,15 +366,25 @@ impl CodeIndex {
         let mut current: Option<&str> = None;
         for line in text.lines() {
             let mut parts = line.split('\t');
-            let (Some(status), Some(from), Some(to)) = (parts.next(), parts.next(), parts.next())
+            let (Some(raw), Some(from), Some(to)) = (parts.next(), parts.next(), parts.next())
             else {
                 // A commit's id, then its renames.
                 let id = line.trim();
                 current = commits.iter().copied().find(|asked| *asked == id);
                 continue;
             };
+            // `:100644 100644 <old blob> <new blob> R100`
+            let fields: Vec<&str> = raw.split(' ').collect();
+            let (Some(blob), Some(status)) = (fields.get(2), fields.get(4)) else {
+                continue;
+            };
             // Quoted names (unusual bytes) are left out rather than misread.
             if !status.starts_with('R') || from.starts_with('"') || to.starts_with('"') {
+                continue;
+            }
+            // Empty files are all alike: git pairs a removed empty `__init__.py` with any
+            // empty file added beside it, which says nothing of where the folder went.
+            if is_empty_blob(blob) {
                 continue;
             }
             if let Some(commit) = current {
@@ -642,6 +652,11 @@ impl Manifests {
         }
         false
     }
+}
+
+/// Whether `id` is the id of the empty blob (in the repository's hash).
+fn is_empty_blob(id: &str) -> bool {
+    crate::git::ObjectFormat::of_id(id).is_some_and(|format| format.blob_id(b"") == id)
 }
 
 fn is_dependency_file(lower_name: &str) -> bool {

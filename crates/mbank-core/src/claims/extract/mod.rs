@@ -12,10 +12,12 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 mod commands;
+mod examples;
 mod trees;
 mod vocabulary;
 
 use commands::{PACKAGE_RUN, script_claim, shell_claims};
+use examples::is_naming_example;
 
 use vocabulary::{
     BARE_FILES, DEPENDENCY_HEADINGS, EXTENSIONS, GONE_WORDS, JS_LIBRARIES, NEW_FILE_MARKS,
@@ -130,6 +132,7 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         }
     }
     let mut commands = in_blocks.into_iter().peekable();
+    let mut example_list = examples::ExampleList::default();
     for (index, line) in prose.split_inclusive('\n').enumerate() {
         let number = index + 1;
         let range = line_start..line_start + line.len();
@@ -178,7 +181,9 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
             }
             span_index += 1;
         }
-        if trimmed.starts_with('>') {
+        // The items of a list a label such as "**Good**:" introduces are examples.
+        let shows_examples = example_list.shows_examples(line);
+        if trimmed.starts_with('>') || shows_examples {
             continue;
         }
         if headings.iter().any(|h| h.not_current) {
@@ -496,59 +501,6 @@ fn names_a_year(heading: &str) -> bool {
         .any(|digits| digits.len() == 4 && digits.starts_with("20"))
 }
 
-/// Names of the ways identifiers are written: a line naming one is about naming.
-const CASE_STYLES: [&str; 8] = [
-    "snake_case",
-    "camelcase",
-    "pascalcase",
-    "kebab-case",
-    "screaming_snake",
-    "upper_snake",
-    "upper_case",
-    "lowercase_with",
-];
-
-/// Marks of what not to do, in do/don't lists.
-const DONT_MARKS: [char; 4] = ['❌', '✗', '✘', '🚫'];
-
-/// Words of a line about naming, or labelling an example good or bad, in the languages
-/// rules are written in: the names it shows are examples of a convention.
-const EXAMPLE_WORDS: &[&str] = &[
-    "naming",
-    "good:",
-    "bad:",
-    "nommage",
-    "nomme",
-    "bon :",
-    "mauvais :",
-    "nombra",
-    "nomenclatura",
-    "benenn",
-    "именова",
-    "命名",
-    "명명",
-    "良い例",
-    "悪い例",
-    "正确示例",
-    "错误示例",
-    // "Variable and function names" as a rule's subject.
-    "변수명",
-    "함수명",
-    "변수/함수",
-    "変数名",
-    "関数名",
-    "变量名",
-    "函数名",
-];
-
-/// Whether a line (lower case) shows names as examples: it speaks of a case style or of
-/// naming, labels an example good or bad, or marks something not to do.
-fn is_naming_example(lower: &str) -> bool {
-    CASE_STYLES.iter().any(|style| lower.contains(style))
-        || lower.contains(DONT_MARKS)
-        || EXAMPLE_WORDS.iter().any(|word| lower.contains(word))
-}
-
 /// The parts of a line between a pair of `~~` (strikethrough), as byte ranges of it.
 fn struck_through(line: &str) -> Vec<Range<usize>> {
     let marks: Vec<usize> = line.match_indices("~~").map(|(at, _)| at).collect();
@@ -768,6 +720,9 @@ fn path_candidate(token: &str, in_code: bool) -> Option<String> {
         return None;
     }
     let lower = token.to_lowercase();
+    if examples::is_placeholder_path(&lower) {
+        return None;
+    }
     if [
         "path/to",
         "your",
