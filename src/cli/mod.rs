@@ -166,6 +166,46 @@ impl Context {
         Ok(projects)
     }
 
+    /// [`Context::projects_at`] for a PATH, and where PATH is itself a project, the
+    /// projects in its sub-folders with banks of their own too (a monorepo's apps, each
+    /// with its `memory-bank/`), as `list` finds them: `check .` in a repository checks
+    /// all of its memory. Each named as `list` names it under the root, else by its path
+    /// below PATH.
+    pub fn projects_at_and_below(&self, path: &Path) -> Result<Vec<Project>> {
+        let mut projects = self.projects_at(Some(path))?;
+        let [project] = projects.as_slice() else {
+            return Ok(projects);
+        };
+        let project = project.path.clone();
+        let top = std::fs::canonicalize(&project).unwrap_or_else(|_| project.clone());
+        let given =
+            std::fs::canonicalize(self.resolve(path)).unwrap_or_else(|_| self.resolve(path));
+        if top != given {
+            // A file of a bank or a memory folder names only the project holding it.
+            return Ok(projects);
+        }
+        let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
+        // Under the root, only as deep as a scan of the root goes: the projects `list`
+        // shows, no more.
+        let mut options = self.scan_options();
+        if let Ok(rel) = top.strip_prefix(&root) {
+            options.depth = options.depth.saturating_sub(rel.components().count());
+            if options.depth == 0 {
+                return Ok(projects);
+            }
+        }
+        let below = discovery::scan(&project, &options)
+            .into_iter()
+            .filter(|found| found.path != project);
+        for mut found in below {
+            if let Some(name) = name_under(&root, &found.path) {
+                found.name = name;
+            }
+            projects.push(found);
+        }
+        Ok(projects)
+    }
+
     /// [`Context::projects_at`] for a PATH, each project named by its own folder.
     fn projects_named_by_folder(&self, path: &Path) -> Result<Vec<Project>> {
         // Absolute before anything is built on it: a project at `.` would otherwise

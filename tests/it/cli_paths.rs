@@ -83,3 +83,54 @@ fn a_relative_path_sees_imports_leave_the_project_as_an_absolute_one_does() {
         );
     }
 }
+
+#[test]
+fn check_of_a_project_checks_the_projects_in_its_sub_folders_too() {
+    let sandbox = Sandbox::new();
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("mono");
+    write(&repo.join("CLAUDE.md"), "# Mono\n\nUse pnpm.\n");
+    let web = repo.join("apps/web");
+    for name in [
+        "projectbrief",
+        "productContext",
+        "systemPatterns",
+        "techContext",
+        "activeContext",
+    ] {
+        write(
+            &web.join(format!("memory-bank/{name}.md")),
+            &format!("# {name}\n\nThe web app.\n"),
+        );
+    }
+    // `progress.md` is missing from the app's Cline bank: a finding of the app's.
+    let names = |run: &common::Run| -> Vec<(String, usize)> {
+        run.json()["projects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["name"].as_str().unwrap().to_string(),
+                    p["findings"].as_array().map_or(0, Vec::len),
+                )
+            })
+            .collect()
+    };
+    for path in [".".to_string(), s(&repo).to_string()] {
+        let run = run_in(&sandbox, &repo, &["check", &path, "--json"]);
+        let found = names(&run);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].0, "mono");
+        assert_eq!(found[1].0, "apps/web");
+        assert!(found[1].1 >= 1, "{found:?}");
+    }
+    // A folder of the app's bank names the app alone.
+    let run = run_in(
+        &sandbox,
+        &repo,
+        &["check", "apps/web/memory-bank", "--json"],
+    );
+    let found = names(&run);
+    assert_eq!(found.len(), 1, "{found:?}");
+}

@@ -371,7 +371,7 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Found> {
     let projects = match (reused, path) {
         (Some(projects), _) => projects,
         (None, None) => context.projects_under_root_with(&listings)?,
-        (None, Some(path)) => context.projects_at(Some(path))?,
+        (None, Some(path)) => context.projects_at_and_below(path)?,
     };
     let indices = remembered.indices();
     let mut summary = CheckSummary::default();
