@@ -346,6 +346,20 @@ mod tests {
     }
 
     #[test]
+    fn chinese_records_give_their_acceptance_day_and_who_replaced_whom() {
+        let replaced = "# ADR-0008：回测复用 Domain API\n\n- 状态：已被 [ADR-0009](0009-research.md) 取代\n- 首次接受：2026-07-20\n- 决策者：核心组\n\n## 背景\n\n回测。\n";
+        let d = parse_adr(Path::new("docs/adr/0008-backtest.md"), replaced).unwrap();
+        assert_eq!(d.status, DecisionStatus::Superseded);
+        assert_eq!(d.superseded_by, vec!["ADR-0009"]);
+        assert_eq!(d.date, date("2026-07-20"));
+        let replacing = "# ADR-0009：分级模拟\n\n- 状态：已接受\n- 首次接受：2026-07-21\n- 取代：[ADR-0008](0008-backtest.md)\n\n## 背景\n\n模拟。\n";
+        let d = parse_adr(Path::new("docs/adr/0009-research.md"), replacing).unwrap();
+        assert_eq!(d.status, DecisionStatus::Accepted);
+        assert_eq!(d.supersedes, vec!["ADR-0008"]);
+        assert_eq!(d.date, date("2026-07-21"));
+    }
+
+    #[test]
     fn a_superseded_by_field_left_empty_supersedes_nothing() {
         for empty in ["_n/a_", "n/a", "—", "None", "нет"] {
             let text = format!(

@@ -133,6 +133,12 @@ pub(super) fn canonical_key(key: &str) -> &str {
         "标题" | "標題" | "タイトル" | "件名" | "제목" | "título" | "titulo" | "titre"
         | "titel" | "titolo" | "tytuł" | "başlık" | "заголовок" | "название" | "назва"
         | "judul" | "tiêu đề" | "หัวข้อ" => "title",
+        // "First accepted", the day the record took effect.
+        "首次接受" | "接受日期" | "接受时间" | "采纳日期" | "採納日期" | "承認日" => {
+            "decided on"
+        }
+        "取代" | "替代" => "supersedes",
+        "被取代" | "被替代" | "取代者" => "superseded by",
         "дата" | "fecha" | "data" | "datum" | "tarih" | "tanggal" | "ngày" | "วันที่" | "日期"
         | "日付" | "発生日" | "決定日" | "날짜" | "决策时间" | "決策時間" | "决策日期"
         | "決策日期" | "决定时间" | "決定時間" | "결정일" | "일자" | "决定日期" | "日時"
@@ -430,6 +436,9 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
                         && let Some(m) = SUPERSEDED_BY.captures(value)
                     {
                         fields.superseded_by.extend(links_in(&m["rest"]));
+                    }
+                    if let Some(by) = super::superseded_by_passive(value.trim()) {
+                        fields.superseded_by.extend(links_in(by));
                     }
                 }
                 "supersedes" | "replaces" => fields.supersedes.extend(links_in(value)),

@@ -108,6 +108,9 @@ impl DecisionStatus {
         if trimmed.is_empty() || is_placeholder(trimmed) {
             return None;
         }
+        if superseded_by_passive(trimmed).is_some() {
+            return Some(DecisionStatus::Superseded);
+        }
         let lower = trimmed.to_lowercase();
         let words: Vec<&str> = lower
             .split(|c: char| !c.is_alphanumeric() && c != '\'')
@@ -156,6 +159,19 @@ fn without_struck_text(text: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// What a Chinese passive status names as the record that replaced this one ("已被
+/// ADR-0009 取代", "被 ADR-3 替代": superseded by ADR-0009, the verb last), or `None`
+/// for any other status.
+pub(super) fn superseded_by_passive(status: &str) -> Option<&str> {
+    let rest = status
+        .strip_prefix("已被")
+        .or_else(|| status.strip_prefix("被"))?;
+    ["取代", "替代", "替换", "替換", "代替"]
+        .iter()
+        .find_map(|verb| rest.find(verb))
+        .map(|at| rest[..at].trim())
 }
 
 /// The status a leading word (with the word after it, for two-word phrases) names.
