@@ -852,3 +852,61 @@ fn names_under_a_heading_that_gives_their_prefix_are_found_with_it() {
         "{found:#?}"
     );
 }
+
+#[test]
+fn a_rule_file_s_code_names_are_reported_only_where_the_line_names_a_path_of_the_code() {
+    let repo = GitRepo::folder("rulenames");
+    repo.init();
+    repo.write("app/ui/Theme.kt", "object AppTheme\n");
+    repo.write("app/ui/Styles.xml", "<style name=\"Backlight\"/>\n");
+    repo.write(
+        ".github/instructions/ui.instructions.md",
+        "---\napplyTo: \"**/*.kt\"\n---\n# UI\n\n- Animate with `AnimatedContent` and `SharedTransitionLayout`.\n- `SectionHeaderStyle` is defined in `app/ui/Styles.xml`.\n",
+    );
+    repo.write(
+        ".cursor/rules/tests.mdc",
+        "---\nalwaysApply: true\n---\n# Tests\n\n- Use `MockMvcRequestBuilders` for controllers.\n",
+    );
+    repo.write("AGENTS.md", "# Agents\n\n- The theme is `MusicAppTheme`.\n");
+    repo.commit_all("first");
+    let json = Sandbox::new()
+        .run(&["check", "--json", s(&repo.dir)])
+        .json();
+    let found: Vec<(String, u64)> = claim_findings(&json, &repo.dir)
+        .into_iter()
+        .map(|(_, file, line, _)| (file, line))
+        .collect();
+    // Framework names a rule gives as advice are not the code's; a rule's name on a line
+    // that points into this code is, and so is any name in AGENTS.md.
+    assert_eq!(
+        found,
+        [
+            (".github/instructions/ui.instructions.md".to_string(), 7),
+            ("AGENTS.md".to_string(), 3),
+        ],
+        "{found:#?}"
+    );
+}
+
+#[test]
+fn recipes_a_justfile_imports_are_its_own() {
+    let repo = GitRepo::folder("justimports");
+    repo.init();
+    repo.write("src/main.rs", "fn main() {}\n");
+    repo.write(
+        "justfile",
+        "set shell := [\"bash\", \"-c\"]\n\n_default:\n    @just --list\n\nimport 'justfiles/basic.just'\n",
+    );
+    repo.write(
+        "justfiles/basic.just",
+        "# Formats the code.\nformat:\n    cargo fmt\n",
+    );
+    repo.write(
+        "AGENTS.md",
+        "# Agents\n\n- Format with `just format`.\n- Lint with `just lint`.\n",
+    );
+    repo.commit_all("first");
+    let found = checked_lines(&repo);
+    let lines: Vec<u64> = found.iter().map(|(line, _)| *line).collect();
+    assert_eq!(lines, [4], "{found:#?}");
+}

@@ -286,7 +286,8 @@ impl ClaimChecker {
             let mut by_claim: BTreeMap<(ClaimKind, String), usize> = BTreeMap::new();
             let mut headings = None;
             let claims = extract::claims(&text, kind).into_iter();
-            for claim in claims.filter(|c| !rules || c.kind == ClaimKind::Path) {
+            let in_rules = |kind: &ClaimKind| matches!(kind, ClaimKind::Path | ClaimKind::Symbol);
+            for claim in claims.filter(|c| !rules || in_rules(&c.kind)) {
                 // `src/locales/` and `src/locales` name one folder: one claim.
                 let named = match claim.kind {
                     ClaimKind::Path => claim.text.trim_end_matches('/').to_string(),
@@ -628,6 +629,7 @@ fn verify(
             (!present).then_some(candidates)
         })
         .collect();
+    let tied = rule_files::lines_naming_present_paths(made, &missing);
     let missing = drawings::judged_as_drawn(made, missing);
     // Each asked as a folder too: git takes a path not on disk for a file, which a
     // folder's pattern (`packages/content/`) does not match.
@@ -674,6 +676,9 @@ fn verify(
             // Under a heading that names a dependency ("Data Fetching (React Query)"),
             // a name is that dependency's (`useInfiniteQuery`), not the project's.
             ClaimKind::Symbol if dependencies::names_a_dependency(&m.section, index) => None,
+            // A rule file's names are a framework's or a template's unless the line ties
+            // them to this code by naming one of its paths.
+            ClaimKind::Symbol if m.gone_only && !rule_files::is_tied(&tied, m) => None,
             ClaimKind::Symbol => (!prefixes::spellings(&m.prefixes, text)
                 .iter()
                 .any(|name| found_names.contains(name)))

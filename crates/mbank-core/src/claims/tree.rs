@@ -582,6 +582,13 @@ impl CodeIndex {
                         m.add_dependency_text(rel, &text);
                     }
                 }
+                // What a justfile imports (`import 'justfiles/basic.just'`) or loads as a
+                // module, by just's convention a `.just` file.
+                _ if lower.ends_with(".just") => {
+                    if let Some(text) = self.read(rel) {
+                        just_recipes(&text, &mut m.just_recipes);
+                    }
+                }
                 _ if lower.ends_with(".mk") => {
                     if let Some(text) = self.read(rel) {
                         make_targets(&text, &mut m);

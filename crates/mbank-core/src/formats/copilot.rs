@@ -83,6 +83,17 @@ fn is_path_specific(rel: &Path) -> bool {
             .is_some_and(|n| n.to_string_lossy().ends_with(SUFFIX))
 }
 
+/// Whether `path` (absolute, or relative to any folder above it) is a path-specific
+/// instructions file: Copilot attaches it where its globs match, as Cursor does a rule.
+pub(crate) fn is_path_specific_anywhere(path: &Path) -> bool {
+    let parts: Vec<_> = path.components().map(|c| c.as_os_str()).collect();
+    path.file_name()
+        .is_some_and(|n| n.to_string_lossy().ends_with(SUFFIX))
+        && parts
+            .windows(2)
+            .any(|pair| pair[0] == ".github" && pair[1] == "instructions")
+}
+
 /// Globs that match every file: the instructions apply to every request.
 fn matches_everything(glob: &str) -> bool {
     matches!(glob, "**" | "**/*" | "*" | "/**")
@@ -238,6 +249,23 @@ mod tests {
 
     fn load(text: &str) -> LoadKind {
         load_of(&rule_frontmatter::read(text))
+    }
+
+    #[test]
+    fn path_specific_instructions_are_known_by_their_folder_and_suffix_anywhere() {
+        for yes in [
+            "/home/a/app/.github/instructions/ui.instructions.md",
+            ".github/instructions/deep/qa.instructions.md",
+        ] {
+            assert!(is_path_specific_anywhere(Path::new(yes)), "{yes}");
+        }
+        for no in [
+            "/home/a/app/.github/copilot-instructions.md",
+            "/home/a/app/.github/instructions/notes.md",
+            "/home/a/app/docs/instructions/ui.instructions.md",
+        ] {
+            assert!(!is_path_specific_anywhere(Path::new(no)), "{no}");
+        }
     }
 
     #[test]

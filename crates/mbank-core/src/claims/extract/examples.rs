@@ -101,17 +101,33 @@ fn is_example_label(trimmed: &str) -> bool {
 }
 
 /// A path spelled with the words for a path's parts (`app/path/file.rb`,
-/// `src/dir/filename.ts`): a placeholder showing a format, not a file.
-pub(super) fn is_placeholder_path(lower: &str) -> bool {
+/// `src/dir/filename.ts`), or a file name of slots (`TASKID-name.md`: a capitalised
+/// field beside a word for what goes there): a placeholder showing a format, not a file.
+pub(super) fn is_placeholder_path(token: &str) -> bool {
+    let lower = token.to_lowercase();
     let mut parts: Vec<&str> = lower.trim_end_matches('/').split('/').collect();
     let Some(last) = parts.pop() else {
         return false;
     };
     let stem = last.split('.').next().unwrap_or(last);
-    parts
+    let spelled_with_part_words = parts
         .iter()
         .any(|part| ["path", "dir", "folder", "directory", "subdir", "subfolder"].contains(part))
-        && ["file", "filename", "name", "module"].contains(&stem)
+        && ["file", "filename", "name", "module"].contains(&stem);
+    let file = token.rsplit('/').next().unwrap_or(token);
+    let stem_parts: Vec<&str> = file
+        .split('.')
+        .next()
+        .unwrap_or(file)
+        .split(['-', '_'])
+        .collect();
+    let field = stem_parts
+        .iter()
+        .any(|part| part.len() >= 2 && part.chars().all(|c| c.is_ascii_uppercase()));
+    let slot = stem_parts
+        .iter()
+        .any(|part| ["name", "title", "slug", "description", "topic"].contains(part));
+    spelled_with_part_words || (field && slot)
 }
 
 #[cfg(test)]
@@ -125,6 +141,13 @@ mod tests {
         assert!(!is_placeholder_path("src/path/resolve.rs"));
         assert!(!is_placeholder_path("internal/file/file.go"));
         assert!(!is_placeholder_path("file.rb"));
+        assert!(is_placeholder_path("memory-bank/tasks/TASKID-name.md"));
+        assert!(is_placeholder_path("docs/FEATURE_title.md"));
+        assert!(!is_placeholder_path("docs/adr/ADR-001-use-postgres.md"));
+        assert!(!is_placeholder_path(
+            "memory-bank/tasks/TASK042-name-resolver.md"
+        ));
+        assert!(!is_placeholder_path("src/name.ts"));
     }
 
     #[test]

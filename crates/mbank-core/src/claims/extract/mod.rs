@@ -720,7 +720,7 @@ fn path_candidate(token: &str, in_code: bool) -> Option<String> {
         return None;
     }
     let lower = token.to_lowercase();
-    if examples::is_placeholder_path(&lower) {
+    if examples::is_placeholder_path(token) {
         return None;
     }
     if [
