@@ -585,28 +585,6 @@ fn verify(
     made: &[Made<'_>],
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    // Symbols and variables: one search of the code for all of them.
-    let names: Vec<String> = {
-        let mut names: Vec<String> = made
-            .iter()
-            .filter(|m| match m.claim.kind {
-                ClaimKind::Symbol | ClaimKind::EnvVar => true,
-                ClaimKind::Dependency => dependencies::searched_in_code(index),
-                _ => false,
-            })
-            .flat_map(|m| prefixes::spellings(&m.prefixes, &m.claim.text))
-            .collect();
-        let families: Vec<String> = made
-            .iter()
-            .filter(|m| matches!(m.claim.kind, ClaimKind::EnvVar))
-            .filter_map(|m| variable_family(&m.claim.text))
-            .map(str::to_string)
-            .collect();
-        names.extend(families);
-        names.sort();
-        names.dedup();
-        names
-    };
     let skip: HashSet<String> = index
         .files()
         .iter()
@@ -630,6 +608,30 @@ fn verify(
         })
         .collect();
     let tied = rule_files::lines_naming_present_paths(made, &missing);
+    // Symbols and variables: one search of the code for all of them.
+    let names: Vec<String> = {
+        let mut names: Vec<String> = made
+            .iter()
+            .filter(|m| match m.claim.kind {
+                // A rule file's names count only where tied to this code (see below).
+                ClaimKind::Symbol => !m.gone_only || rule_files::is_tied(&tied, m),
+                ClaimKind::EnvVar => true,
+                ClaimKind::Dependency => dependencies::searched_in_code(index),
+                _ => false,
+            })
+            .flat_map(|m| prefixes::spellings(&m.prefixes, &m.claim.text))
+            .collect();
+        let families: Vec<String> = made
+            .iter()
+            .filter(|m| matches!(m.claim.kind, ClaimKind::EnvVar))
+            .filter_map(|m| variable_family(&m.claim.text))
+            .map(str::to_string)
+            .collect();
+        names.extend(families);
+        names.sort();
+        names.dedup();
+        names
+    };
     let missing = drawings::judged_as_drawn(made, missing);
     // Each asked as a folder too: git takes a path not on disk for a file, which a
     // folder's pattern (`packages/content/`) does not match.

@@ -192,6 +192,21 @@ impl FormatRules for CursorRules {
                         "a Manual rule (alwaysApply: false, no globs, no description): Cursor \
                          loads it only when you @-mention it",
                     ));
+                } else if let Some((number, key_line)) =
+                    fm.entries.is_empty().then(|| misplaced_key(text)).flatten()
+                {
+                    // Keys written where Cursor does not look for them (text before the
+                    // opening `---`): the cause is where the block stands.
+                    out.push(rule_frontmatter::never_picked(
+                        &file.path,
+                        Some(number),
+                        format!(
+                            "line {number} holds `{key_line}`, but Cursor reads a rule's \
+                             frontmatter only when `---` alone opens the file's first line: \
+                             as written the rule has no globs, no description and is not \
+                             always applied, so Cursor never picks it by itself"
+                        ),
+                    ));
                 } else {
                     out.push(rule_frontmatter::never_picked(
                         &file.path,
@@ -210,9 +225,50 @@ impl FormatRules for CursorRules {
     }
 }
 
+/// The first of a rule's opening lines (before any heading) that sets one of Cursor's
+/// keys, with its number: frontmatter that does not open the file.
+fn misplaced_key(text: &str) -> Option<(usize, &str)> {
+    text.lines()
+        .take(12)
+        .take_while(|line| !line.starts_with('#'))
+        .enumerate()
+        .find(|(_, line)| {
+            ["alwaysApply:", "globs:", "description:"]
+                .iter()
+                .any(|key| line.trim_start().starts_with(key))
+        })
+        .map(|(index, line)| (index + 1, line.trim()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_below_text_that_hides_the_opening_marker_are_named_as_the_cause() {
+        assert_eq!(
+            misplaced_key("notes---\nalwaysApply: true\n---\n\n# Guide\n"),
+            Some((2, "alwaysApply: true"))
+        );
+        assert_eq!(misplaced_key("# Guide\n\nalwaysApply: true\n"), None);
+        assert_eq!(misplaced_key("Plain text.\n"), None);
+        let temp = tempfile::tempdir().unwrap();
+        let path = temp.path().join(".cursor/rules/guide.mdc");
+        let file = MemoryFile::for_test(path, ".cursor/rules/guide.mdc", Role::Rules);
+        let found = CursorRules.check_text(&file, "notes---\nalwaysApply: true\n---\n\n# Guide\n");
+        let picked: Vec<_> = found
+            .iter()
+            .filter(|f| f.code == FindingCode::RuleNeverPicked)
+            .collect();
+        assert_eq!(picked.len(), 1, "{found:?}");
+        assert_eq!(picked[0].line, Some(2));
+        assert!(
+            picked[0]
+                .message
+                .starts_with("line 2 holds `alwaysApply: true`"),
+            "{found:?}"
+        );
+    }
 
     fn load(text: &str) -> LoadKind {
         load_of(&rule_frontmatter::read(text))
