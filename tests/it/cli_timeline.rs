@@ -348,3 +348,43 @@ fn events_stand_apart_from_decisions_in_text_and_json() {
     );
     assert!(!text.contains("event: Take card"), "{text}");
 }
+
+#[test]
+fn a_list_indexing_records_kept_one_per_file_makes_no_entries_of_its_own() {
+    let temp = tempfile::tempdir().unwrap();
+    let project = temp.path().join("root/forge");
+    write(
+        &project.join("docs/adr/ADR-001-command-line.md"),
+        "# ADR-001: Command-line interface design\n\n**Status:** Accepted\n**Date:** 2025-06-20\n\n## Decision\nSubcommands.\n",
+    );
+    write(
+        &project.join("docs/adr/ADR-002-streaming.md"),
+        "# ADR-002: Snapshot streaming\n\n**Status:** Accepted\n**Date:** 2025-06-22\n\n## Decision\nSnapshots.\n",
+    );
+    write(
+        &project.join("CLAUDE.md"),
+        "# Forge\n\n## Architecture Decision Records\n\n- **ADR-001**: Command-line interface design principles\n- **ADR-002**: Snapshot-based streaming design\n- **ADR-046**: Chunk field extension (another project's record)\n",
+    );
+    let out = mbank(temp.path(), &["timeline", "--json", "forge"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let text = json.to_string();
+    let files: Vec<String> = json["projects"][0]["decisions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{text}"))
+        .iter()
+        .map(|d| {
+            let file = d["file"].as_str().unwrap_or("");
+            file.rsplit_once("forge/")
+                .map_or(file, |(_, rel)| rel)
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "docs/adr/ADR-001-command-line.md",
+            "docs/adr/ADR-002-streaming.md"
+        ],
+        "{text}"
+    );
+}

@@ -224,7 +224,9 @@ fn open_in_editor_suspends_the_ui_and_picks_up_what_the_editor_wrote() {
     session.send(b"gemini");
     session.wait_for("1 of 6");
     session.send(b"\r");
-    session.wait_for("GEMINI.md");
+    // The file's text, not its name (which the picker shows too): the project is open
+    // and its file loaded, so `e` reaches the editor, not a screen still loading.
+    session.wait_for("# logslice");
     session.send(b"e");
     session.wait_for("appended by the external editor");
     let on_disk = std::fs::read_to_string(demo.path().join("gemini-cli-tool/GEMINI.md")).unwrap();

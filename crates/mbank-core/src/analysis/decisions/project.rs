@@ -490,9 +490,38 @@ pub fn project_decisions(project: &std::path::Path, banks: &[Bank]) -> ProjectDe
         out.decisions.extend(sections);
     }
     pointed.append_to(&mut out.decisions);
+    drop_record_indexes(&mut out.decisions);
     link_supersessions(&mut out.decisions);
     sort_timeline(&mut out.decisions);
     out
+}
+
+/// Leaves out the lines of a list that index records kept as files of their own
+/// (`- **ADR-001**: Command-line design` beside `docs/adr/ADR-001-….md`): an undated
+/// list item with a record number, in a project that keeps its records one per file,
+/// names a record (the project's, or another project's it cites) rather than making one.
+fn drop_record_indexes(decisions: &mut Vec<Decision>) {
+    use super::DecisionStyle::{Adr, ListItem};
+    let record_files: HashSet<&std::path::Path> = decisions
+        .iter()
+        .filter(|d| d.style == Adr && d.line == 1)
+        .map(|d| d.file.as_path())
+        .collect();
+    if record_files.is_empty() {
+        return;
+    }
+    let indexes: HashSet<(std::path::PathBuf, usize)> = decisions
+        .iter()
+        .filter(|d| {
+            d.style == ListItem
+                && d.id.as_deref().and_then(adr_number).is_some()
+                && d.date.is_none()
+                && d.month.is_none()
+                && !record_files.contains(d.file.as_path())
+        })
+        .map(|d| (d.file.clone(), d.line))
+        .collect();
+    decisions.retain(|d| !indexes.contains(&(d.file.clone(), d.line)));
 }
 
 /// Every decision of a project's banks, in timeline order.
