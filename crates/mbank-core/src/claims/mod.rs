@@ -106,20 +106,19 @@ struct Made<'d> {
 }
 
 impl<'d> Made<'d> {
-    /// `claim` of `doc`, whose text is `text`; `headings` are the text's, read the first
-    /// time a symbol needs its section.
+    /// `claim` of `doc`, whose text is `text`; `sections` are the text's headings and
+    /// labelled lists, read the first time a symbol needs its section.
     fn new(
         doc: MemoryDoc<'d>,
         claim: Claim,
         text: &str,
-        headings: &mut Option<Vec<(usize, String)>>,
+        sections: &mut Option<prefixes::FileSections>,
     ) -> Made<'d> {
         let (section, prefixes) = if claim.kind == ClaimKind::Symbol {
-            let headings = headings.get_or_insert_with(|| extract::section_headings(text));
-            let section = extract::section_at(headings, claim.line).to_string();
+            let sections = sections.get_or_insert_with(|| prefixes::FileSections::read(text));
             (
-                section,
-                prefixes::heading_prefixes(text, headings, claim.line),
+                sections.section_at(claim.line).to_string(),
+                sections.prefixes_at(text, claim.line),
             )
         } else {
             (String::new(), Vec::new())

@@ -361,7 +361,14 @@ mod tests {
 
     #[test]
     fn a_superseded_by_field_left_empty_supersedes_nothing() {
-        for empty in ["_n/a_", "n/a", "—", "None", "нет"] {
+        for empty in [
+            "_n/a_",
+            "n/a",
+            "—",
+            "None",
+            "нет",
+            "TBD (when the SPA tests land)",
+        ] {
             let text = format!(
                 "# ADR-0001: Adopt C4\n\n**Status:** Accepted\n**Superseded by:** {empty}\n"
             );

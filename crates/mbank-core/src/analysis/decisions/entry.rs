@@ -419,7 +419,9 @@ pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFiel
                 fields.has_marker = true;
             }
             match key.as_str() {
-                "date" | "created" | "decided on" | "decision date" if fields.date.is_none() => {
+                "date" | "created" | "decided" | "decided on" | "decision date"
+                    if fields.date.is_none() =>
+                {
                     fields.date = find_date(value);
                     if fields.date.is_none() && fields.month.is_none() {
                         fields.month = super::text::find_month(value);

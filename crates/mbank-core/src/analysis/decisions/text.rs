@@ -326,11 +326,26 @@ pub(super) fn links_in(value: &str) -> Vec<String> {
     }
     let clean = clean_title(value);
     let clean = clean.trim_end_matches('.').trim();
-    if clean.is_empty() || is_placeholder(clean) || is_none_word(clean) {
+    if clean.is_empty() || is_placeholder(clean) || is_none_word(clean) || is_not_yet(clean) {
         Vec::new()
     } else {
         vec![clean.to_string()]
     }
+}
+
+/// A value saying the field is yet to be filled ("TBD (when the SPA tests land)",
+/// "pending", "待定"): no record named.
+fn is_not_yet(text: &str) -> bool {
+    let first = text
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    matches!(
+        first.as_str(),
+        "tbd" | "tba" | "tbc" | "pending" | "pendiente" | "pendente" | "待定" | "未定"
+    )
 }
 
 /// "None", "n/a", `_n/a_`, "—" and their words in other languages: a field left empty.

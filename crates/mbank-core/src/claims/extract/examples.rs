@@ -127,7 +127,17 @@ pub(super) fn is_placeholder_path(token: &str) -> bool {
     let slot = stem_parts
         .iter()
         .any(|part| ["name", "title", "slug", "description", "topic"].contains(part));
-    spelled_with_part_words || (field && slot)
+    // `scripts/script-name.js`, `components/component-name.tsx`: the folder's kind and a
+    // slot for the name.
+    let kind_and_slot = slot
+        && stem_parts.iter().any(|part| {
+            let part = part.to_lowercase();
+            part.len() >= 3
+                && parts
+                    .iter()
+                    .any(|folder| folder.trim_end_matches('s') == part.trim_end_matches('s'))
+        });
+    spelled_with_part_words || (field && slot) || kind_and_slot
 }
 
 #[cfg(test)]
@@ -148,6 +158,10 @@ mod tests {
             "memory-bank/tasks/TASK042-name-resolver.md"
         ));
         assert!(!is_placeholder_path("src/name.ts"));
+        assert!(is_placeholder_path("scripts/script-name.js"));
+        assert!(is_placeholder_path("src/components/component-name.tsx"));
+        assert!(!is_placeholder_path("scripts/rename.js"));
+        assert!(!is_placeholder_path("scripts/script-runner.js"));
     }
 
     #[test]

@@ -873,3 +873,33 @@ fn a_date_whose_day_is_left_to_fill_in_dates_the_entry_to_its_month() {
         ]
     );
 }
+
+#[test]
+fn a_decided_field_dates_the_entry_to_the_day_or_the_month_it_gives() {
+    let text = "# Decisions\n\n## 2. GPS tracks live in Storage\n\n**Decided:** April 2026 · migration `001_runs.sql`\n\nTracks are files.\n\n## 3. Codegen of our own\n\n**Decided:** 2026-04-12\n\nNo generator fits.\n";
+    let got: Vec<(String, Option<String>, Option<String>)> = log(text)
+        .into_iter()
+        .map(|d| {
+            (
+                d.title,
+                d.date.map(|d| d.to_string()),
+                d.month.map(|m| m.to_string()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "2. GPS tracks live in Storage".to_string(),
+                None,
+                Some("2026-04".to_string())
+            ),
+            (
+                "3. Codegen of our own".to_string(),
+                Some("2026-04-12".to_string()),
+                None
+            ),
+        ]
+    );
+}
