@@ -415,7 +415,8 @@ fn gone_sentences(prose: &str) -> Vec<Range<usize>> {
     let mut start = 0;
     let close = |from: usize, to: usize, out: &mut Vec<Range<usize>>| {
         if to > from {
-            let lower = prose[from..to].to_lowercase();
+            // A sentence wraps where its writer broke the line ("There is no\n`x.rs`").
+            let lower = prose[from..to].to_lowercase().replace('\n', " ");
             if GONE_WORDS.iter().any(|word| lower.contains(word)) {
                 out.push(from..to);
             }

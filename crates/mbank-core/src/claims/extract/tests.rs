@@ -438,9 +438,9 @@ fn a_name_the_line_calls_the_platform_s_own_is_no_dependency() {
 #[test]
 fn a_sentence_saying_there_is_no_such_file_claims_none() {
     let found = texts(
-        "# Storage\n\nThere is no `src-tauri/src/db.rs` or `src-tauri/src/schema.rs` any more.\n\
+        "# Storage\n\nThere is no\n`src-tauri/src/db.rs` or `src-tauri/src/schema.rs` any more.\n\
          The `app/Http/Middleware/` folder does not exist in Laravel 11.\n\
          Settings live in `src/settings.rs`.\n",
     );
-    assert_eq!(found, vec![(ClaimKind::Path, "src/settings.rs".into(), 5)]);
+    assert_eq!(found, vec![(ClaimKind::Path, "src/settings.rs".into(), 6)]);
 }
