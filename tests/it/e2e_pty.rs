@@ -181,10 +181,14 @@ fn open_the_demo_navigate_edit_save_and_quit_in_a_real_terminal() {
     );
 
     // Help overlay, then quit; the terminal leaves the alternate screen.
+    // Each key once the one before has shown: a terminal reading Esc and the next key
+    // together takes them for one Alt-chord.
     session.send(b"\x1b"); // back to the tree
+    session.wait_gone("EDITING");
     session.send(b"?");
     session.wait_for("Keys");
     session.send(b"\x1b");
+    session.wait_gone("Keys");
     session.send(b"q");
     let deadline = Instant::now() + WAIT;
     let status = loop {

@@ -2,6 +2,7 @@
 //! ("Tables (all prefixed with `app_`)" over `users`, `sessions`): such a name is present
 //! where the code names it with the prefix.
 use super::extract;
+use super::extract::is_list_item;
 
 /// A memory file's headings and the lists a label with a prefix introduces, read once
 /// for all of its symbols.
@@ -78,16 +79,6 @@ fn labelled_lists(text: &str) -> Vec<(usize, usize, Vec<String>)> {
     }
     out.extend(open.filter(|(first, last, _)| last >= first));
     out
-}
-
-/// A list item's line (`- …`, `* …`, `+ …`, `1. …`).
-fn is_list_item(trimmed: &str) -> bool {
-    let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
-    let rest = &trimmed[digits..];
-    if digits > 0 {
-        return rest.starts_with(". ") || rest.starts_with(") ");
-    }
-    ["- ", "* ", "+ "].iter().any(|mark| rest.starts_with(mark))
 }
 
 /// The backticked prefixes of one line: names ending in `_` or `-` (`app_`, `acme-`).

@@ -75,8 +75,8 @@ impl ExampleList {
     }
 }
 
-/// A list item's line (`- …`, `* …`, `+ …`, `1. …`), indented or not.
-fn is_list_item(trimmed: &str) -> bool {
+/// A list item's line (`- …`, `* …`, `+ …`, `1. …`), given trimmed.
+pub(crate) fn is_list_item(trimmed: &str) -> bool {
     let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
     let rest = &trimmed[digits..];
     if digits > 0 {

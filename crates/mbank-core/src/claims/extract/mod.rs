@@ -17,6 +17,7 @@ mod trees;
 mod vocabulary;
 
 use commands::{PACKAGE_RUN, script_claim, shell_claims};
+pub(super) use examples::is_list_item;
 use examples::is_naming_example;
 
 use vocabulary::{
