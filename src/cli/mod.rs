@@ -178,8 +178,8 @@ impl Context {
         };
         let project = project.path.clone();
         let top = std::fs::canonicalize(&project).unwrap_or_else(|_| project.clone());
-        let given =
-            std::fs::canonicalize(self.resolve(path)).unwrap_or_else(|_| self.resolve(path));
+        let resolved = self.resolve(path);
+        let given = std::fs::canonicalize(&resolved).unwrap_or(resolved);
         if top != given {
             // A file of a bank or a memory folder names only the project holding it.
             return Ok(projects);

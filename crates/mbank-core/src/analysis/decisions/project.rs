@@ -502,26 +502,23 @@ pub fn project_decisions(project: &std::path::Path, banks: &[Bank]) -> ProjectDe
 /// names a record (the project's, or another project's it cites) rather than making one.
 fn drop_record_indexes(decisions: &mut Vec<Decision>) {
     use super::DecisionStyle::{Adr, ListItem};
-    let record_files: HashSet<&std::path::Path> = decisions
+    // Owned, as `retain` below needs the list mutably: one path per record file.
+    let record_files: HashSet<std::path::PathBuf> = decisions
         .iter()
         .filter(|d| d.style == Adr && d.line == 1)
-        .map(|d| d.file.as_path())
+        .map(|d| d.file.clone())
         .collect();
     if record_files.is_empty() {
         return;
     }
-    let indexes: HashSet<(std::path::PathBuf, usize)> = decisions
-        .iter()
-        .filter(|d| {
-            d.style == ListItem
-                && d.id.as_deref().and_then(adr_number).is_some()
-                && d.date.is_none()
-                && d.month.is_none()
-                && !record_files.contains(d.file.as_path())
-        })
-        .map(|d| (d.file.clone(), d.line))
-        .collect();
-    decisions.retain(|d| !indexes.contains(&(d.file.clone(), d.line)));
+    decisions.retain(|d| {
+        let indexes = d.style == ListItem
+            && d.id.as_deref().and_then(adr_number).is_some()
+            && d.date.is_none()
+            && d.month.is_none()
+            && !record_files.contains(&d.file);
+        !indexes
+    });
 }
 
 /// Every decision of a project's banks, in timeline order.
