@@ -171,7 +171,7 @@ impl Context {
     /// with its `memory-bank/`), as `list` finds them: `check .` in a repository checks
     /// all of its memory. Each named as `list` names it under the root, else by its path
     /// below PATH.
-    pub fn projects_at_and_below(&self, path: &Path) -> Result<Vec<Project>> {
+    pub fn projects_at_and_below(&self, path: &Path, listings: &Listings) -> Result<Vec<Project>> {
         let mut projects = self.projects_at(Some(path))?;
         let [project] = projects.as_slice() else {
             return Ok(projects);
@@ -194,7 +194,7 @@ impl Context {
                 return Ok(projects);
             }
         }
-        let below = discovery::scan(&project, &options)
+        let below = discovery::scan_with(&project, &options, listings)
             .into_iter()
             .filter(|found| found.path != project);
         for mut found in below {

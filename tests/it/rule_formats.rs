@@ -189,7 +189,7 @@ fn cursor_reads_rule_subfolders_and_nested_rule_folders_a_few_levels_down() {
         ),
         // Past the depth bound, and in skipped folders: not read.
         (
-            "a/b/c/d/.cursor/rules/deep.mdc",
+            "a/b/c/d/e/f/g/h/i/.cursor/rules/deep.mdc",
             &format!("{always}# Deep\n"),
         ),
         (

@@ -352,12 +352,12 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Found> {
             });
         }
     }
+    // A PATH's folders are remembered apart from the root's, as its findings are: a hook
+    // running `check .` on every commit then stats each folder instead of reading it.
     let listings = if context.is_demo() {
         Listings::in_memory_as_of(&context.clock)
-    } else if path.is_some() {
-        Listings::stamping(&context.clock)
     } else {
-        let mut listings = Listings::open_default(&context.root, &context.clock);
+        let mut listings = Listings::open_default(&target, &context.clock);
         if !remembered.is_empty() {
             listings.keep_unvisited();
         }
@@ -371,7 +371,7 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Found> {
     let projects = match (reused, path) {
         (Some(projects), _) => projects,
         (None, None) => context.projects_under_root_with(&listings)?,
-        (None, Some(path)) => context.projects_at_and_below(path)?,
+        (None, Some(path)) => context.projects_at_and_below(path, &listings)?,
     };
     let indices = remembered.indices();
     let mut summary = CheckSummary::default();
@@ -497,8 +497,7 @@ fn project_findings(context: &Context, path: Option<&Path>) -> Result<Found> {
             "mbank: findings not remembered ({problem}); they are right, the next run checks again"
         ));
     }
-    if path.is_none()
-        && !context.is_demo()
+    if !context.is_demo()
         && let Err(problem) = listings.save()
     {
         eprintln(format!(

@@ -337,13 +337,13 @@ fn list_hierarchical(lister: &mut Lister<'_>, member: &InstructionFiles) {
         lister.push_child_if_file(&dot_path, main);
     }
     lister.push_child_if_file(&project, local);
-    nested_instruction_files(lister, &project, main, 0);
+    nested_instruction_files(lister, &project, main);
     for name in &extra {
-        nested_instruction_files(lister, &project, name, 0);
+        nested_instruction_files(lister, &project, name);
     }
     if let Some(override_file) = member.override_file {
         lister.push_child_if_file(&project, override_file);
-        nested_instruction_files(lister, &project, override_file, 0);
+        nested_instruction_files(lister, &project, override_file);
     }
 }
 
@@ -433,7 +433,7 @@ fn list_project_paths(lister: &mut Lister<'_>, locations: formats::ProjectPaths)
         .files
         .retain(|file| rules.lists(paths::relative_to(&file.path, &project).unwrap_or(&file.path)));
     for rel in rules.nested_folders() {
-        nested_rule_folders(lister, &project, rel, 0);
+        nested_rule_folders(lister, &project, rel);
     }
     settle_loads_by_frontmatter(lister, &project);
 }
@@ -550,7 +550,7 @@ fn list_bank_in(
         Listing::ProjectPaths(paths) => list_project_paths(&mut lister, paths),
     }
     for name in rules.top_only_entries() {
-        nested_top_only_entries(&mut lister, base, name, 0);
+        nested_top_only_entries(&mut lister, base, name);
     }
     let Lister {
         mut files,
@@ -706,7 +706,7 @@ mod tests {
         fs::create_dir_all(r.join("gem/.git")).unwrap();
         // Too deep, hidden or in dependencies: not looked at; no repository, no project.
         fs::create_dir_all(r.join("deep/.git")).unwrap();
-        write_touch(&r.join("deep/a/b/c/CLAUDE.md"));
+        write_touch(&r.join("deep/a/b/c/d/e/f/g/h/i/CLAUDE.md"));
         write_touch(&r.join("deep/node_modules/x/CLAUDE.md"));
         write_touch(&r.join("deep/.hidden/CLAUDE.md"));
         write_touch(&r.join("loose/docs/notes/readme.md"));

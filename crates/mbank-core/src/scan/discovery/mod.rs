@@ -38,8 +38,11 @@ pub(crate) const ALWAYS_SKIPPED: [&str; 6] = [
 ];
 
 /// How many folder levels below a project its sub-folders' instruction files are looked
-/// for (`sub/`, `sub/sub/`, `sub/sub/sub/`), by discovery and bank listing alike.
-pub(crate) const MAX_NESTED_DEPTH: usize = 3;
+/// for (`sub/` is one, `sub/sub/` two), by discovery and bank listing alike. Claude Code
+/// reads a `CLAUDE.md` at any depth once it works there, and monorepos keep them as deep
+/// as `apps/web/src/features/billing/components/`; the bound only keeps a walk of generated
+/// trees finite.
+pub(crate) const MAX_NESTED_DEPTH: usize = 8;
 
 #[derive(Debug, Clone)]
 pub struct ScanOptions {

@@ -52,7 +52,8 @@ pub(super) fn add_nested_banks(listings: &Listings, dir: &Path, markers: &mut Fo
         }
     }
     let mut level = vec![dir.to_path_buf()];
-    for _ in 0..MAX_NESTED_DEPTH {
+    // The top, then each level of sub-folders down to `MAX_NESTED_DEPTH`.
+    for _ in 0..=MAX_NESTED_DEPTH {
         let mut next = Vec::new();
         for folder in &level {
             let Ok(entries) = listings.list(folder) else {

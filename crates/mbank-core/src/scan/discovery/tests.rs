@@ -261,7 +261,7 @@ fn a_clinerules_in_a_sub_folder_is_a_layer_of_its_project() {
     touch(&r.join("p/modes/.roomodes"));
     // Too deep, hidden, or in a memory bank (the bank's own file): not looked at.
     touch(&r.join("q/CLAUDE.md"));
-    touch(&r.join("q/a/b/c/.clinerules"));
+    touch(&r.join("q/a/b/c/d/e/f/g/h/i/.clinerules"));
     touch(&r.join("q/.hidden/.clinerules"));
     touch(&r.join("q/memory-bank/.clinerules"));
     touch(&r.join("q/memory-bank/projectbrief.md"));
