@@ -910,3 +910,38 @@ fn recipes_a_justfile_imports_are_its_own() {
     let lines: Vec<u64> = found.iter().map(|(line, _)| *line).collect();
     assert_eq!(lines, [4], "{found:#?}");
 }
+
+#[test]
+fn names_of_another_system_or_given_to_another_thing_are_not_said_missing_from_the_code() {
+    let repo = GitRepo::folder("desk");
+    repo.init();
+    repo.write(
+        "src/book.rs",
+        "pub struct OrderBook;\npub struct PriceFeed;\n",
+    );
+    repo.write(
+        "memory-bank/projectbrief.md",
+        "# Brief\n\nA trading desk.\n",
+    );
+    repo.write(
+        "memory-bank/systemPatterns.md",
+        "# System Patterns\n\n## Broker interface\n\nThe broker's service offers:\n\n\
+- `QuoteStream`: live prices\n- `TickHistory`: ticks\n- `MarginReport`: margins\n\n\
+## Our code\n\n- `OrderBook` keeps bids; `PriceFeed` reads them.\n- `StaleFetcher` retries.\n\
+- Windows come from SwiftUI's `WindowGroup`; threads close with GraphQL `resolveThread`.\n",
+    );
+    repo.commit_all("first");
+    let sandbox = Sandbox::new();
+    let json = sandbox.run(&["check", "--json", s(&repo.dir)]).json();
+    let found: Vec<(String, u64)> = claim_findings(&json, &repo.dir)
+        .into_iter()
+        .map(|(code, _, line, _)| (code, line))
+        .collect();
+    // The broker's three names, none in the code, are the broker's; the names owned on
+    // their line are SwiftUI's and GraphQL's. Among names the code has, one is gone.
+    assert_eq!(
+        found,
+        [("claim-missing-symbol".to_string(), 14)],
+        "{json:#}"
+    );
+}

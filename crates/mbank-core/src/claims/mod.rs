@@ -19,6 +19,7 @@ mod aliases;
 mod dependencies;
 mod drawings;
 pub mod extract;
+mod foreign;
 mod names;
 mod names_memo;
 mod plans;
@@ -103,6 +104,8 @@ struct Made<'d> {
     prefixes: Vec<String>,
     /// Said only where history shows the path gone (a rule file's, [`rule_files`]).
     gone_only: bool,
+    /// A symbol its line gives to something else ([`foreign`]).
+    attributed: bool,
 }
 
 impl<'d> Made<'d> {
@@ -114,14 +117,15 @@ impl<'d> Made<'d> {
         text: &str,
         sections: &mut Option<prefixes::FileSections>,
     ) -> Made<'d> {
-        let (section, prefixes) = if claim.kind == ClaimKind::Symbol {
+        let (section, prefixes, attributed) = if claim.kind == ClaimKind::Symbol {
             let sections = sections.get_or_insert_with(|| prefixes::FileSections::read(text));
             (
                 sections.section_at(claim.line).to_string(),
                 sections.prefixes_at(text, claim.line),
+                foreign::attributed_elsewhere(sections.line(text, claim.line), &claim.text),
             )
         } else {
-            (String::new(), Vec::new())
+            (String::new(), Vec::new(), false)
         };
         Made {
             doc,
@@ -129,6 +133,7 @@ impl<'d> Made<'d> {
             section,
             prefixes,
             gone_only: rule_files::is_rule_file(doc),
+            attributed,
             claim,
         }
     }
@@ -613,7 +618,9 @@ fn verify(
             .iter()
             .filter(|m| match m.claim.kind {
                 // A rule file's names count only where tied to this code (see below).
-                ClaimKind::Symbol => !m.gone_only || rule_files::is_tied(&tied, m),
+                ClaimKind::Symbol => {
+                    !m.attributed && (!m.gone_only || rule_files::is_tied(&tied, m))
+                }
                 ClaimKind::EnvVar => true,
                 ClaimKind::Dependency => dependencies::searched_in_code(index),
                 _ => false,
@@ -663,8 +670,15 @@ fn verify(
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (found_names, ignored)
     });
+    let others = foreign::in_sections_of_others(made, |m| {
+        let spellings = prefixes::spellings(&m.prefixes, &m.claim.text);
+        let searched = spellings
+            .iter()
+            .all(|name| names.binary_search(name).is_ok());
+        searched.then(|| spellings.iter().any(|name| found_names.contains(name)))
+    });
     let mut missing_paths: Vec<(&Made<'_>, Vec<String>)> = Vec::new();
-    for (m, missing) in made.iter().zip(missing) {
+    for (at, (m, missing)) in made.iter().zip(missing).enumerate() {
         let text = m.claim.text.as_str();
         let message = match &m.claim.kind {
             ClaimKind::Path => {
@@ -680,6 +694,7 @@ fn verify(
             // A rule file's names are a framework's or a template's unless the line ties
             // them to this code by naming one of its paths.
             ClaimKind::Symbol if m.gone_only && !rule_files::is_tied(&tied, m) => None,
+            ClaimKind::Symbol if m.attributed || others.contains(&at) => None,
             ClaimKind::Symbol => (!prefixes::spellings(&m.prefixes, text)
                 .iter()
                 .any(|name| found_names.contains(name)))

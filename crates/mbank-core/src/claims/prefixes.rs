@@ -13,14 +13,31 @@ pub(super) struct FileSections {
     /// Lists introduced by a label standing alone ("**Tables (all prefixed with
     /// `app_`):**"): their first and last item lines and the label's prefixes.
     labelled: Vec<(usize, usize, Vec<String>)>,
+    /// Where each line starts in the text.
+    line_starts: Vec<usize>,
 }
 
 impl FileSections {
     pub(super) fn read(text: &str) -> FileSections {
+        let line_starts = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1))
+            .collect();
         FileSections {
             headings: extract::section_headings(text),
             labelled: labelled_lists(text),
+            line_starts,
         }
+    }
+
+    /// Line `line` (1-based) of `text`, the text these sections were read from.
+    pub(super) fn line<'t>(&self, text: &'t str, line: usize) -> &'t str {
+        let start = line
+            .checked_sub(1)
+            .and_then(|at| self.line_starts.get(at))
+            .copied()
+            .unwrap_or(text.len());
+        let rest = text.get(start..).unwrap_or("");
+        rest.split('\n').next().unwrap_or("").trim_end_matches('\r')
     }
 
     /// The headings above `line`, nearest first ([`extract::section_at`]).
