@@ -52,6 +52,12 @@ fn title_field(lines: &[&str], mask: &[bool]) -> Option<String> {
         })
 }
 
+/// The text of a quoted line (`> **Status**: Accepted`, `>> …`), without its markers.
+fn unquoted(line: &str) -> Option<&str> {
+    let inner = line.trim_start().strip_prefix('>')?;
+    Some(inner.trim_start_matches(['>', ' ', '\t']))
+}
+
 /// `ADR-012-20250522-1403-title.md`: the timestamp ConKeeper adds for concurrent sessions.
 static ADR_FILE_STAMP: LazyLock<Regex> = LazyLock::new(|| {
     regex(
@@ -101,10 +107,21 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
     let first_heading = (0..lines.len())
         .filter(|i| mask[*i])
         .find_map(|i| markdown::heading(lines[i]).map(|(_, t)| (i, t)));
-    // A record's fields may stand in a table of two columns (`| Status | Akzeptiert |`).
+    // The record's header: the lines from its title to its first section.
+    let header_end = first_heading.as_ref().map_or(0, |(title, _)| {
+        (title + 1..lines.len())
+            .find(|i| mask[*i] && markdown::heading(lines[*i]).is_some())
+            .unwrap_or(lines.len())
+    });
+    // A record's fields may stand in a table of two columns (`| Status | Akzeptiert |`),
+    // or in a quote under its title (`> **Status**: Accepted`): a quote there sets the
+    // record's header apart, as a quote further down cites something else.
     let body_lines: Vec<std::borrow::Cow<'_, str>> = (0..lines.len())
         .filter(|i| mask[*i])
-        .map(|i| super::entry::field_of_row(lines[i]))
+        .map(|i| match unquoted(lines[i]) {
+            Some(inner) if i < header_end => std::borrow::Cow::Borrowed(inner),
+            _ => super::entry::field_of_row(lines[i]),
+        })
         .collect();
     let body = read_fields(body_lines.iter().map(|line| line.as_ref()));
 
@@ -553,5 +570,17 @@ mod tests {
         let text = "# ADR-006: Cache\n\n| Option | Why |\n|---|---|\n| Redis | fast |\n";
         let d = parse_adr(Path::new("ADR-006-cache.md"), text).unwrap();
         assert_eq!((d.status, d.date), (DecisionStatus::Unknown, None));
+    }
+
+    #[test]
+    fn a_header_quoted_under_the_title_gives_status_and_date_before_later_lines() {
+        let text = "# ADR-0014: FFI artifact groups\n\n> **Status**: Accepted\n> **Date**: 2026-01-21\n\
+> **Authors**: a, b\n\n## Context\n\nText.\n\n## Alternatives\n\n> Status: Rejected, as the \
+vendor said.\n\n### Static bundles\n\nRejected: too large.\n";
+        let d = parse_adr(Path::new("ADR-0014-ffi.md"), text).unwrap();
+        assert_eq!(
+            (d.status, d.date),
+            (DecisionStatus::Accepted, date("2026-01-21"))
+        );
     }
 }

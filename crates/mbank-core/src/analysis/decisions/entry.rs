@@ -719,6 +719,11 @@ pub(super) fn read_heading(text: &str) -> HeadingTitle {
         // comes before the brackets.
         out.month = Some(month);
         rest = rest[..open].trim_end().to_string();
+    } else if let Some((day, title)) = super::text::named_date_then_title(text) {
+        out.date = Some((day, None));
+        rest = title.to_string();
+        out.style = DecisionStyle::DatedHeading;
+        out.certain = true;
     } else if let Some((month, title)) = month_then_title(text) {
         // A month, then the title (`## 2026-07 — Siti statici con Astro`).
         out.month = Some(month);

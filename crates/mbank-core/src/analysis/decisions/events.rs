@@ -1,6 +1,7 @@
 //! The lines of a decision log that may open, close or group entries: headings, Roo log
 //! lines and their footer, RooFlow list items, and rows of tables of decisions, found in
 //! one pass over the log's content lines.
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use chrono::{NaiveDate, NaiveTime};
@@ -140,6 +141,33 @@ fn list_item(line: &str) -> Option<(String, Option<DateStamp>)> {
         None => (None, rest),
     };
     bullet_title(rest).map(|title| (title, date))
+}
+
+/// List item `at` with the lines its writer wrapped it onto: indented lines below it
+/// that open no item, heading, quote or table of their own.
+fn with_continuation<'t>(lines: &[&'t str], mask: &[bool], at: usize) -> Cow<'t, str> {
+    let continues = |i: &usize| {
+        let line = lines[*i];
+        let text = line.trim_start();
+        mask[*i]
+            && line.starts_with([' ', '\t'])
+            && !text.is_empty()
+            && !text.starts_with(['-', '*', '+', '#', '>', '|', '`', '~'])
+            && !text.starts_with(|c: char| c.is_ascii_digit())
+    };
+    let wrapped: Vec<&str> = (at + 1..lines.len())
+        .take_while(continues)
+        .map(|i| lines[i].trim())
+        .collect();
+    if wrapped.is_empty() {
+        return Cow::Borrowed(lines[at]);
+    }
+    let mut item = lines[at].trim_end().to_string();
+    for part in wrapped {
+        item.push(' ');
+        item.push_str(part);
+    }
+    Cow::Owned(item)
 }
 
 /// Whether the heading `text` on line `at` is a day over a plain list of that day's decisions:
@@ -396,7 +424,7 @@ pub(super) fn scan_events(lines: &[&str], mask: &[bool], ascii: bool) -> Vec<(us
             }
             events.push((index, Event::Heading { level, text }));
         } else if (list_section.is_some() || unsectioned)
-            && let Some((title, date)) = list_item(line)
+            && let Some((title, date)) = list_item(&with_continuation(lines, mask, index))
         {
             events.push((index, Event::ListItem { title, date }));
         } else if may_be_log && let Some((title, Some(date))) = list_item(line) {

@@ -315,8 +315,39 @@ pub(super) fn find_date(text: &str) -> Option<(NaiveDate, Option<NaiveTime>)> {
         .or_else(|| crate::markup::dates::named::named_date(text).map(|day| (day, None)))
 }
 
+/// A heading that opens with a day written with its month's name, then the title after
+/// a dash or colon (`February 27, 2025 - Testing strategy`, `27. März 2025: Cache`).
+pub(super) fn named_date_then_title(text: &str) -> Option<(NaiveDate, &str)> {
+    let (lead, title) = [" - ", " – ", " — ", ": ", " | "]
+        .iter()
+        .filter_map(|separator| text.split_once(separator))
+        .min_by_key(|(lead, _)| lead.len())?;
+    // Only a date before it: a day, a month's name, a year and their joiners.
+    if lead.split_whitespace().count() > 5 || !lead.chars().any(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let day = crate::markup::dates::named::named_date(lead)?;
+    let title = title.trim();
+    (!title.is_empty()).then_some((day, title))
+}
+
+/// Most words a record's title named in a "supersedes" value has.
+const MAX_TITLE_WORDS: usize = 12;
+
 /// ADR ids, wikilinks or plain titles named in a "supersedes" value.
 pub(super) fn links_in(value: &str) -> Vec<String> {
+    // "None (extends ADR-0087)": the field is empty; a record the rest names is related,
+    // not replaced.
+    let lead = value
+        .trim()
+        .trim_matches(['*', '_'])
+        .split(['(', ',', ';', ':'])
+        .next()
+        .unwrap_or("")
+        .trim();
+    if !lead.is_empty() && (is_none_word(lead) || is_not_yet(lead)) {
+        return Vec::new();
+    }
     let ids: Vec<String> = ADR_REF
         .find_iter(value)
         .map(|m| normalize_adr_id(m.as_str()))
@@ -326,7 +357,15 @@ pub(super) fn links_in(value: &str) -> Vec<String> {
     }
     let clean = clean_title(value);
     let clean = clean.trim_end_matches('.').trim();
-    if clean.is_empty() || is_placeholder(clean) || is_none_word(clean) || is_not_yet(clean) {
+    // A title is a phrase; clauses (`portion of README.md …; strategy section in …`)
+    // describe what changed rather than name a record.
+    let prose = clean.contains(';') || clean.split_whitespace().count() > MAX_TITLE_WORDS;
+    if clean.is_empty()
+        || prose
+        || is_placeholder(clean)
+        || is_none_word(clean)
+        || is_not_yet(clean)
+    {
         Vec::new()
     } else {
         vec![clean.to_string()]
@@ -494,5 +533,42 @@ mod tests {
         assert!(may_contain_word("ünicode without the words", words));
         assert!(may_contain_word("anything", &[b""]));
         assert!(!may_contain_word("anything", &[]));
+    }
+
+    #[test]
+    fn a_supersedes_value_left_empty_or_written_as_prose_names_no_record() {
+        assert!(links_in("None (extends ADR-0087)").is_empty());
+        assert!(links_in("_(none)_").is_empty());
+        assert!(links_in("n/a, see ADR-3").is_empty());
+        assert!(
+            links_in(
+                "portion of `docs/inspiration/README.md` (strategic shift); strategy section in `plan.md`"
+            )
+            .is_empty()
+        );
+        assert_eq!(links_in("ADR-0087 (in part)"), ["ADR-0087"]);
+        assert_eq!(
+            links_in("Use Postgres for storage"),
+            ["Use Postgres for storage"]
+        );
+    }
+
+    #[test]
+    fn a_heading_may_open_with_a_day_its_month_names() {
+        let read = |text| named_date_then_title(text).map(|(day, title)| (day.to_string(), title));
+        assert_eq!(
+            read("February 27, 2025 - Testing Strategy Decision"),
+            Some(("2025-02-27".to_string(), "Testing Strategy Decision"))
+        );
+        assert_eq!(
+            read("27 марта 2025: Кэш в Redis"),
+            Some(("2025-03-27".to_string(), "Кэш в Redis"))
+        );
+        // A title that only mentions a day is no dated heading.
+        assert_eq!(
+            read("Release plan for the launch on March 3, 2025 - draft"),
+            None
+        );
+        assert_eq!(read("Testing - unit first"), None);
     }
 }

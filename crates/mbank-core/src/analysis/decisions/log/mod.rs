@@ -276,8 +276,9 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 .map(|i| lines[i].trim())
                 .any(|line| {
                     let item = line.trim_start_matches(['-', '*', '+', ' ']);
-                    // A fence, a rule, a heading or a link alone says nothing of its own.
-                    let says_nothing = line.is_empty()
+                    // A fence, a rule, a heading, a link alone or an empty list item (a
+                    // template's `*`) says nothing of its own.
+                    let says_nothing = item.trim().is_empty()
                         || line.starts_with("```")
                         || line.starts_with("~~~")
                         || is_thematic_break(line)

@@ -903,3 +903,39 @@ fn a_decided_field_dates_the_entry_to_the_day_or_the_month_it_gives() {
         ]
     );
 }
+
+#[test]
+fn a_template_of_empty_items_records_nothing() {
+    let text = "# Decision Log\n\nThis file records decisions using a list format.\n\n*\n\n\
+## Decision\n\n*\n\n## Rationale \n\n*\n\n## Implementation Details\n\n*\n";
+    assert!(log(text).is_empty(), "{:?}", log(text));
+}
+
+#[test]
+fn a_heading_opening_with_a_day_its_month_names_is_dated_by_it() {
+    let text = "# Decision Log\n\n## February 27, 2025 - Testing Strategy\n\n\
+- Decision: unit tests first, then integration.\n\n## March 3, 2025 - Schema change\n\n\
+- Decision: add `job_id` to the job data.\n";
+    let entries = log(text);
+    assert_eq!(
+        titles_and_dates(&entries),
+        [
+            ("Testing Strategy", date("2025-02-27")),
+            ("Schema change", date("2025-03-03")),
+        ]
+    );
+}
+
+#[test]
+fn a_list_item_wrapped_onto_more_lines_is_titled_by_all_of_them() {
+    let text = "# Active Context\n\n## Active decisions\n\n- Develop in the phases set out in `docs/plan.md`\n  \
+and release each one alone.\n- Keep state as JSON files in the bucket.\n  - a detail, not a wrap\n";
+    let titles: Vec<String> = log(text).into_iter().map(|d| d.title).collect();
+    assert_eq!(
+        titles,
+        [
+            "Develop in the phases set out in docs/plan.md and release each one alone.",
+            "Keep state as JSON files in the bucket.",
+        ]
+    );
+}
