@@ -80,6 +80,7 @@ mod seed_validations;
 mod source_sizes;
 mod staging_e2e;
 mod stale_temp_files;
+mod subagent_memory;
 mod symlink_race;
 mod symlinks;
 mod tokens_while_listing;

@@ -37,6 +37,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     subfolders_load: LoadKind::OnDemand,
     budgets_borrowed: true,
     local_ignored: Some("Codex reads AGENTS.override.md and AGENTS.md only, no AGENTS.local.md"),
+    memory_folders: &[],
 };
 
 /// The per-folder override Codex reads instead of `AGENTS.md`.

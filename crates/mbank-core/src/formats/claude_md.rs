@@ -15,6 +15,12 @@ pub(crate) const CLAUDE_MD_WARN_CHARS: u64 = 40_000;
 /// The lines Claude Code's memory documentation asks one CLAUDE.md to stay under.
 pub(crate) const CLAUDE_MD_TARGET_LINES: u64 = 200;
 
+/// Where a subagent with `memory: project` keeps its memory: `.claude/agent-memory/<name>/`
+/// (Claude Code's subagents documentation, "Enable persistent memory").
+pub(crate) const AGENT_MEMORY: &str = "agent-memory";
+/// Where one with `memory: local` keeps it, git-ignored: `.claude/agent-memory-local/<name>/`.
+pub(crate) const AGENT_MEMORY_LOCAL: &str = "agent-memory-local";
+
 pub const FILES: InstructionFiles = InstructionFiles {
     agent: "Claude Code",
     main: "CLAUDE.md",
@@ -28,6 +34,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     subfolders_load: LoadKind::OnDemand,
     budgets_borrowed: true,
     local_ignored: None,
+    memory_folders: &[AGENT_MEMORY, AGENT_MEMORY_LOCAL],
 };
 
 /// Claude Code's user memory: `~/.claude/CLAUDE.md`, the instructions and preferences
@@ -112,6 +119,19 @@ pub mod user_rules {
     }
 }
 
+/// Whether `path` is a subagent's memory index: `.claude/agent-memory/<name>/MEMORY.md`
+/// (or `agent-memory-local/`).
+fn is_subagent_index(path: &Path) -> bool {
+    let names: Vec<&std::ffi::OsStr> = path.iter().rev().take(4).collect();
+    matches!(
+        names.as_slice(),
+        [index, _, memory, dot]
+            if *index == super::claude_auto_memory::INDEX
+                && (*memory == AGENT_MEMORY || *memory == AGENT_MEMORY_LOCAL)
+                && *dot == FILES.dot_dir
+    )
+}
+
 pub struct ClaudeMd;
 
 impl FormatRules for ClaudeMd {
@@ -158,6 +178,26 @@ impl FormatRules for ClaudeMd {
     }
 
     fn file_budgets(&self, file: &MemoryFile, _preset: Option<&str>) -> Vec<Budget> {
+        if file.load != LoadKind::Never && is_subagent_index(&file.path) {
+            // Claude Code's subagents documentation: the subagent's prompt holds the
+            // first 200 lines or 25 KB of its MEMORY.md, as auto memory's does.
+            return vec![
+                Budget::new(
+                    "a subagent loads only the first 200 lines of its MEMORY.md",
+                    RuleSource::ClaudeCode,
+                    Unit::Lines,
+                    super::claude_auto_memory::MAX_LINES,
+                )
+                .cutting_off(),
+                Budget::new(
+                    "a subagent loads only the first 25 KB of its MEMORY.md",
+                    RuleSource::ClaudeCode,
+                    Unit::Bytes,
+                    super::claude_auto_memory::MAX_BYTES,
+                )
+                .cutting_off(),
+            ];
+        }
         if file.load == LoadKind::Never || file.file_name() != FILES.main {
             return FILES.file_budgets(file);
         }

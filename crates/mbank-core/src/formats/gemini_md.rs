@@ -26,6 +26,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     subfolders_load: LoadKind::Startup,
     budgets_borrowed: true,
     local_ignored: Some("Gemini CLI reads GEMINI.md only, no GEMINI.local.md"),
+    memory_folders: &[],
 };
 
 /// Gemini CLI's own memory: its memory tool writes cross-project facts and preferences

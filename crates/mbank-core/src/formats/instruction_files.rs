@@ -52,6 +52,11 @@ pub struct InstructionFiles {
     /// else why it never does, in words ("Codex reads AGENTS.override.md and AGENTS.md
     /// only"): such a file is listed, loads never, and says so in a finding.
     pub local_ignored: Option<&'static str>,
+    /// Folders in the agent's own folder where its subagents keep memory of their own, one
+    /// sub-folder per subagent (Claude Code's `.claude/agent-memory/<name>/` and the
+    /// git-ignored `agent-memory-local/<name>/`): read when that subagent runs, never at
+    /// the session's start.
+    pub memory_folders: &'static [&'static str],
 }
 
 impl InstructionFiles {
@@ -101,6 +106,24 @@ impl InstructionFiles {
             Some(_) if in_dot_dir && parents.len() == 1 && file_name == self.local => {
                 (Role::Instructions, Some(3), None, LoadKind::Startup)
             }
+            // A subagent's memory: its index when the subagent starts, the rest on demand.
+            Some(_)
+                if in_dot_dir
+                    && parents.len() >= 3
+                    && self.memory_folders.contains(&parents[1].as_str()) =>
+            {
+                let load = if file_name.ends_with(".md") {
+                    LoadKind::OnDemand
+                } else {
+                    LoadKind::Never
+                };
+                (
+                    Role::Other,
+                    Some(5),
+                    Some(format!("{}/{}", parents[1], parents[2])),
+                    load,
+                )
+            }
             // Rules without `paths:` load at start; listing refines this from frontmatter.
             Some(_) if in_dot_dir && parents.get(1).map(String::as_str) == Some(RULES_FOLDER) => {
                 (Role::Rules, Some(2), Some("rules".into()), self.rules_load)
@@ -131,12 +154,20 @@ impl InstructionFiles {
             .unwrap_or_default();
         let mut components = rel.components().map(|c| c.as_os_str());
         let first = components.next();
-        let in_rules = components.next().is_some_and(|c| c == RULES_FOLDER)
+        let second = components.next();
+        let in_rules = second.is_some_and(|c| c == RULES_FOLDER)
             && instruction_family()
                 .filter(|member| member.reads_dot_dir)
                 .any(|member| first.is_some_and(|f| f == member.dot_dir));
+        let in_memory = first.is_some_and(|f| f == self.dot_dir)
+            && second.is_some_and(|c| self.memory_folders.iter().any(|m| c == *m))
+            && name.ends_with(".md");
         let at_top = rel.parent().is_none_or(|p| p.as_os_str().is_empty());
-        name == self.main || name == self.local || in_rules || (at_top && self.is_miscased(&name))
+        name == self.main
+            || name == self.local
+            || in_rules
+            || in_memory
+            || (at_top && self.is_miscased(&name))
     }
 
     /// Whether `file_name` is the main file's name in another case (`agents.md`,

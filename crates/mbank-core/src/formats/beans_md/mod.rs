@@ -42,6 +42,7 @@ pub const FILES: InstructionFiles = InstructionFiles {
     subfolders_load: LoadKind::OnDemand,
     budgets_borrowed: false,
     local_ignored: None,
+    memory_folders: &[],
 };
 
 /// Beans-Code's global tier: `~/.beans/BEANS.md` and the private `~/.beans/BEANS.local.md`,

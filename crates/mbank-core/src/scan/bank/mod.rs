@@ -7,14 +7,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use crate::formats::instruction_files::{self, InstructionFiles};
+use crate::formats::instruction_files::InstructionFiles;
 use crate::formats::{self, Listing};
 use crate::io::confine::{Confinement, OutsideLink, ProjectFolder};
 use crate::io::paths;
 use crate::io::text;
-use crate::model::{Bank, BankLocation, BankProblem, Format, LoadKind, MemoryFile, Project, Role};
+use crate::model::{Bank, BankLocation, BankProblem, Format, LoadKind, MemoryFile, Project};
 use crate::scan::listings::{Entry, FileStat, Kind, Listings};
 
+mod agent_folder;
 mod infinity_store;
 mod nested;
 mod read_order;
@@ -23,7 +24,6 @@ mod rule_scope;
 use infinity_store::list_infinity;
 use nested::{nested_instruction_files, nested_rule_folders, nested_top_only_entries};
 use read_order::{apply_read_order, mode_read_order, sort_read_order};
-use rule_scope::rule_is_conditional;
 
 /// A bank folder with more entries than this is listed up to the cap, with a problem noted.
 const MAX_FILES_PER_BANK: usize = 5_000;
@@ -314,22 +314,7 @@ fn list_hierarchical(lister: &mut Lister<'_>, member: &InstructionFiles) {
         for name in &extra {
             lister.push_child_if_file(&dot_path, name);
         }
-        if let Some(rules) = lister.child_dir(&dot_path, instruction_files::RULES_FOLDER) {
-            let before = lister.files.len();
-            lister.walk(&rules, 1);
-            // Only markdown rules load; conditional ones only on demand.
-            for file in &mut lister.files[before..] {
-                let is_md = file.path.extension().is_some_and(|e| e == "md");
-                if !is_md {
-                    file.role = Role::Other;
-                    file.load = LoadKind::Never;
-                } else if file.load == LoadKind::Startup
-                    && rule_is_conditional(lister.listings, file)
-                {
-                    file.load = LoadKind::OnDemand;
-                }
-            }
-        }
+        agent_folder::list_rules_and_memory(lister, &dot_path, member);
         lister.push_child_if_file(&dot_path, local);
     } else if member.reads_dot_dir_main
         && let Some(dot_path) = lister.child_dir(&project, member.dot_dir)
