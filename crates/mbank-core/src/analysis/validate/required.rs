@@ -32,20 +32,24 @@ fn check_expected_file(
     out: &mut Vec<Finding>,
     missing: impl FnOnce(&mut Vec<Finding>),
 ) {
-    if let Some(file) = present.iter().find(|f| f.role == role) {
+    let in_role = || present.iter().filter(|f| f.role == role);
+    // Held under its own name (`systemPatterns.md` for `system-patterns.md`), whatever
+    // other file the role's names also take in (`systemArchitecture.md`).
+    if in_role().any(|f| formats::names::same_name_key(&f.file_name(), name)) {
+        return;
+    }
+    if let Some(file) = in_role().next() {
         // Held under another name of the name table: said, not faulted.
-        if !formats::names::same_name_key(&file.file_name(), name) {
-            out.push(Finding::new(
-                Severity::Info,
-                FindingCode::VariantFileName,
-                &file.path,
-                None,
-                format!(
-                    "{name} not found; {} looks like it and is read as the {role} file",
-                    file.file_name()
-                ),
-            ));
-        }
+        out.push(Finding::new(
+            Severity::Info,
+            FindingCode::VariantFileName,
+            &file.path,
+            None,
+            format!(
+                "{name} not found; {} looks like it and is read as the {role} file",
+                file.file_name()
+            ),
+        ));
         return;
     }
     let others = || top_files.iter().filter(|f| f.role == Role::Other);
@@ -769,6 +773,30 @@ mod tests {
                 ("tasks.md".to_string(), true),
                 ("progress.md".to_string(), false)
             ]
+        );
+    }
+
+    #[test]
+    fn a_file_under_its_own_name_is_not_said_stood_in_for_by_another_of_its_role() {
+        let dir = tempfile::tempdir().unwrap();
+        let bank = dir.path().join("memory-bank");
+        for name in [
+            "activeContext.md",
+            "productContext.md",
+            "progress.md",
+            "decisionLog.md",
+            "systemArchitecture.md",
+            "systemPatterns.md",
+        ] {
+            write(&bank.join(name), "# Notes\n\nText.\n");
+        }
+        let findings = required_findings(dir.path(), "memory-bank");
+        let variants = of_code(&findings, "variant-file-name");
+        assert!(
+            variants
+                .iter()
+                .all(|f| !f.message.contains("systemArchitecture.md")),
+            "{findings:?}"
         );
     }
 }
