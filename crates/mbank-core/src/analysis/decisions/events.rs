@@ -143,31 +143,13 @@ fn list_item(line: &str) -> Option<(String, Option<DateStamp>)> {
     bullet_title(rest).map(|title| (title, date))
 }
 
-/// List item `at` with the lines its writer wrapped it onto: indented lines below it
-/// that open no item, heading, quote or table of their own.
+/// List item `at` with the lines its writer wrapped it onto ([`wrapped_lines`]).
 fn with_continuation<'t>(lines: &[&'t str], mask: &[bool], at: usize) -> Cow<'t, str> {
-    let continues = |i: &usize| {
-        let line = lines[*i];
-        let text = line.trim_start();
-        mask[*i]
-            && line.starts_with([' ', '\t'])
-            && !text.is_empty()
-            && !text.starts_with(['-', '*', '+', '#', '>', '|', '`', '~'])
-            && !text.starts_with(|c: char| c.is_ascii_digit())
-    };
-    let wrapped: Vec<&str> = (at + 1..lines.len())
-        .take_while(continues)
-        .map(|i| lines[i].trim())
-        .collect();
+    let wrapped = super::text::wrapped_lines(lines, mask, at + 1);
     if wrapped.is_empty() {
         return Cow::Borrowed(lines[at]);
     }
-    let mut item = lines[at].trim_end().to_string();
-    for part in wrapped {
-        item.push(' ');
-        item.push_str(part);
-    }
-    Cow::Owned(item)
+    Cow::Owned(format!("{} {}", lines[at].trim_end(), wrapped.join(" ")))
 }
 
 /// Whether the heading `text` on line `at` is a day over a plain list of that day's decisions:

@@ -331,6 +331,24 @@ pub(super) fn named_date_then_title(text: &str) -> Option<(NaiveDate, &str)> {
     (!title.is_empty()).then_some((day, title))
 }
 
+/// The lines from `from` on that continue a list item its writer wrapped: indented, and
+/// opening no item, heading, quote, table or fence of their own.
+pub(super) fn wrapped_lines<'t>(lines: &[&'t str], mask: &[bool], from: usize) -> Vec<&'t str> {
+    let continues = |i: &usize| {
+        let line = lines[*i];
+        let text = line.trim_start();
+        mask.get(*i).copied().unwrap_or(false)
+            && line.starts_with([' ', '\t'])
+            && !text.is_empty()
+            && !text.starts_with(['-', '*', '+', '#', '>', '|', '`', '~'])
+            && !text.starts_with(|c: char| c.is_ascii_digit())
+    };
+    (from..lines.len())
+        .take_while(continues)
+        .map(|i| lines[i].trim())
+        .collect()
+}
+
 /// Most words a record's title named in a "supersedes" value has.
 const MAX_TITLE_WORDS: usize = 12;
 

@@ -577,6 +577,15 @@ impl SectionSource<'_> {
             let Some(text) = text.filter(|_| !how_to_keep_a_log.contains(&start)) else {
                 continue;
             };
+            // An item its writer wrapped onto more lines is read whole.
+            let wrapped = super::text::wrapped_lines(self.lines, self.mask, start + 1);
+            let whole;
+            let text = if wrapped.is_empty() {
+                text
+            } else {
+                whole = format!("{text} {}", wrapped.join(" "));
+                whole.as_str()
+            };
             let (date, text) = match leading_stamp(text) {
                 Some((date, rest)) => (Some(date), rest),
                 None => (None, text),

@@ -404,3 +404,17 @@ Alle Details stehen in `memory-bank/entscheidungen.md`.\n\n- **pnpm statt npm**:
 ## Offene Punkte\n\n- Caching\n";
     assert_eq!(log_summaries(text), [(4, 8)]);
 }
+
+#[test]
+fn a_decision_its_writer_wrapped_onto_more_lines_is_titled_by_all_of_them() {
+    let text = "# Active Context\n\n## Active Decisions\n\n- Develop in the phases set out in `docs/plan.md`\n  \
+and ship each one alone.\n- Keep state as JSON files in the bucket.\n";
+    let titles: Vec<String> = sections(text).into_iter().map(|d| d.title).collect();
+    assert_eq!(
+        titles,
+        [
+            "Develop in the phases set out in docs/plan.md and ship each one alone.",
+            "Keep state as JSON files in the bucket.",
+        ]
+    );
+}
