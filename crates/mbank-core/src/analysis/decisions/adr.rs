@@ -52,6 +52,15 @@ fn title_field(lines: &[&str], mask: &[bool]) -> Option<String> {
         })
 }
 
+/// A line up to where a dash, semicolon or full stop opens another clause.
+fn first_clause(line: &str) -> &str {
+    [" — ", " – ", " - ", "; ", ". "]
+        .iter()
+        .filter_map(|separator| line.find(separator))
+        .min()
+        .map_or(line, |end| &line[..end])
+}
+
 /// The text of a quoted line (`> **Status**: Accepted`, `>> …`), without its markers.
 fn unquoted(line: &str) -> Option<&str> {
     let inner = line.trim_start().strip_prefix('>')?;
@@ -204,6 +213,9 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
         .or(body.date)
         .or(named_day)
         .or_else(|| named("date").and_then(find_date))
+        // "Accepted (2026-04-18) — revised 2026-05-31": the day the status was given,
+        // written with it; a later clause tells of other days.
+        .or_else(|| named("status").and_then(|line| find_date(first_clause(line))))
         .or_else(|| {
             sections
                 .iter()
@@ -581,6 +593,30 @@ vendor said.\n\n### Static bundles\n\nRejected: too large.\n";
         assert_eq!(
             (d.status, d.date),
             (DecisionStatus::Accepted, date("2026-01-21"))
+        );
+    }
+
+    #[test]
+    fn a_status_section_dates_the_record_with_the_day_it_gives_beside_the_status() {
+        let record = |status: &str| {
+            let text = format!(
+                "# ADR-0002: Pricing in the catalog\n\n## Status\n\n{status}\n\n## Context\n\nText.\n"
+            );
+            let d = parse_adr(Path::new("0002-pricing.md"), &text).unwrap();
+            (d.status, d.date)
+        };
+        assert_eq!(
+            record("Accepted (2026-04-18)"),
+            (DecisionStatus::Accepted, date("2026-04-18"))
+        );
+        assert_eq!(
+            record("Accepted (2026-04-18) — revised 2026-05-31 for the new topology"),
+            (DecisionStatus::Accepted, date("2026-04-18"))
+        );
+        // A day told of in a later clause is another event's, not the record's.
+        assert_eq!(
+            record("Accepted — revised 2026-05-30 after the cleanup"),
+            (DecisionStatus::Accepted, None)
         );
     }
 }

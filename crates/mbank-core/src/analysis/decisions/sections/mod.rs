@@ -175,6 +175,10 @@ fn read_bullet(text: &str) -> Option<Bullet> {
         } else if heading.title.is_empty() {
             // `**ADR-7**: Title` (or `**ADR-7**: ADR-7: Title`): the id is the label.
             split_title(&read_heading(rest).title)
+        } else if !heading.title.contains(char::is_whitespace) && !rest.trim().is_empty() {
+            // `**Language**: Go 1.25`: one word names what the choice is about, and the
+            // choice follows it.
+            format!("{}: {}", heading.title, split_title(rest))
         } else {
             heading.title
         };

@@ -418,3 +418,14 @@ and ship each one alone.\n- Keep state as JSON files in the bucket.\n";
         ]
     );
 }
+
+#[test]
+fn a_one_word_lead_names_what_the_choice_is_about_and_the_title_keeps_the_choice() {
+    let text = "# Architecture\n\n## Key Technical Decisions\n\n- **Language**: Go 1.25 for speed and simplicity\n\
+- **Use SQLite**: one file to back up\n";
+    let titles: Vec<String> = sections(text).into_iter().map(|d| d.title).collect();
+    assert_eq!(
+        titles,
+        ["Language: Go 1.25 for speed and simplicity", "Use SQLite"]
+    );
+}
