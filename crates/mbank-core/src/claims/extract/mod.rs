@@ -22,8 +22,8 @@ use examples::is_naming_example;
 
 use vocabulary::{
     BARE_FILES, DEPENDENCY_HEADINGS, EXTENSIONS, GONE_WORDS, JS_LIBRARIES, NEW_FILE_MARKS,
-    NOT_DEPENDENCIES, NOT_SYMBOLS, OPTIONAL_WORDS, heading_names_not_current, lists_examples,
-    names_the_platform_s_own, says_not_current,
+    NONE_OPENERS, NOT_DEPENDENCIES, NOT_SYMBOLS, OPTIONAL_WORDS, heading_names_not_current,
+    lists_examples, names_the_platform_s_own, says_not_current,
 };
 
 /// The tool that runs a named script.
@@ -118,7 +118,7 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
     // The headings above the line, outermost first: a plan's subsections are plans too.
     let mut headings: Vec<OpenHeading> = Vec::new();
     let mut span_index = 0;
-    let gone = gone_sentences(&prose);
+    let gone = gone_sentences(&prose, text);
     let mcp_sections = sections_naming_mcp(&prose);
     // Commands in shell blocks and paths in folder trees, taken up with their line; the
     // blocks are found once for both.
@@ -406,19 +406,35 @@ fn package_imports(text: &str) -> std::collections::HashSet<&str> {
     names
 }
 
+/// Whether a sentence (in lower case) opens by saying there is none of what it names
+/// (`No \`findById\` — uses \`findMany\``, `Kein \`x\``, `Нет \`x\``).
+fn opens_with_none_of(sentence: &str) -> bool {
+    let text = sentence
+        .trim_start()
+        .trim_start_matches(['-', '*', '+', ' ']);
+    NONE_OPENERS.iter().any(|word| {
+        text.strip_prefix(word)
+            .is_some_and(|rest| rest.trim_start().starts_with('`'))
+    })
+}
+
 /// The sentences of `prose` that say what they name is gone ([`GONE_WORDS`]), as byte
 /// ranges: "the legacy stack (`a.ts`, `b.json`, …) was deleted." runs over several lines.
 /// A sentence ends at its stop (`.`, `。`, `!`, `?` …) or where a list item, heading or
 /// blank line starts; a semicolon joins its clauses ("…`x.md` held it；that file was
 /// removed").
-fn gone_sentences(prose: &str) -> Vec<Range<usize>> {
+fn gone_sentences(prose: &str, text: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut start = 0;
     let close = |from: usize, to: usize, out: &mut Vec<Range<usize>>| {
         if to > from {
             // A sentence wraps where its writer broke the line ("There is no\n`x.rs`").
             let lower = prose[from..to].to_lowercase().replace('\n', " ");
-            if GONE_WORDS.iter().any(|word| lower.contains(word)) {
+            // The code spans prose blanks out are read in the text itself, at the same place.
+            let none_of = text
+                .get(from..to)
+                .is_some_and(|sentence| opens_with_none_of(&sentence.to_lowercase()));
+            if GONE_WORDS.iter().any(|word| lower.contains(word)) || none_of {
                 out.push(from..to);
             }
         }

@@ -444,3 +444,13 @@ fn a_sentence_saying_there_is_no_such_file_claims_none() {
     );
     assert_eq!(found, vec![(ClaimKind::Path, "src/settings.rs".into(), 6)]);
 }
+
+#[test]
+fn a_sentence_opening_by_saying_there_is_none_of_a_name_claims_it_not() {
+    let found = texts(
+        "# Order notes\n\n- No `findById` — reads go through `findMany` with a filter.\n\
+         - Keine `loadAll`-Funktion.\n- Saves with `saveNote`.\n- Piano `playNote` plays one.\n",
+    );
+    let names: Vec<&str> = found.iter().map(|(_, name, _)| name.as_str()).collect();
+    assert_eq!(names, ["saveNote", "playNote"]);
+}

@@ -543,6 +543,11 @@ pub(super) const GONE_WORDS: &[&str] = &[
     "borrad",
 ];
 
+/// Words opening a sentence that says there is none of what it names next (`No \`x\``).
+pub(super) const NONE_OPENERS: &[&str] = &[
+    "no ", "нет ", "kein ", "keine ", "sin ", "sem ", "pas de ", "没有", "沒有",
+];
+
 /// Words calling what a line names optional: a file that may well not be there (a
 /// local settings file, an adapter set up only where needed). A name the code reads (an
 /// environment variable) is still claimed.
