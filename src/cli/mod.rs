@@ -156,7 +156,12 @@ impl Context {
         let Some(path) = path else {
             return self.projects_under_root();
         };
-        let mut projects = self.projects_named_by_folder(path)?;
+        self.projects_at_with(path, &Listings::in_memory())
+    }
+
+    /// [`Context::projects_at`] for a PATH, its folders read through `listings`.
+    fn projects_at_with(&self, path: &Path, listings: &Listings) -> Result<Vec<Project>> {
+        let mut projects = self.projects_named_by_folder(path, listings)?;
         let root = std::fs::canonicalize(&self.root).unwrap_or_else(|_| self.root.clone());
         for project in &mut projects {
             if let Some(name) = name_under(&root, &project.path) {
@@ -172,7 +177,7 @@ impl Context {
     /// all of its memory. Each named as `list` names it under the root, else by its path
     /// below PATH.
     pub fn projects_at_and_below(&self, path: &Path, listings: &Listings) -> Result<Vec<Project>> {
-        let mut projects = self.projects_at(Some(path))?;
+        let mut projects = self.projects_at_with(path, listings)?;
         let [project] = projects.as_slice() else {
             return Ok(projects);
         };
@@ -207,7 +212,7 @@ impl Context {
     }
 
     /// [`Context::projects_at`] for a PATH, each project named by its own folder.
-    fn projects_named_by_folder(&self, path: &Path) -> Result<Vec<Project>> {
+    fn projects_named_by_folder(&self, path: &Path, listings: &Listings) -> Result<Vec<Project>> {
         // Absolute before anything is built on it: a project at `.` would otherwise
         // hide an `@../x` import that leaves it (normalising `./../x` loses the `..`).
         let resolved = crate::core::analysis::imports::absolute(&self.resolve(path));
@@ -226,11 +231,12 @@ impl Context {
                 });
         }
         let home = crate::core::io::paths::home_dir();
-        if let Some(project) = discovery::project_at_home(path, folder_name(path), home.as_deref())
+        if let Some(project) =
+            discovery::project_at_with(listings, path, folder_name(path), home.as_deref())
         {
             return Ok(vec![project]);
         }
-        let mut projects = discovery::scan(path, &self.scan_options());
+        let mut projects = discovery::scan_with(path, &self.scan_options(), listings);
         if projects.is_empty() {
             // The memory folder itself (`memory-bank/`, `.claude/memory/`) or a folder
             // inside a bank: its project is above it.

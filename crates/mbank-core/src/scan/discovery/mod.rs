@@ -80,7 +80,7 @@ pub fn project_at_home(path: &Path, name: String, home: Option<&Path>) -> Option
 }
 
 /// [`project_at_home`] with listings shared with the rest of the run.
-pub(crate) fn project_at_with(
+pub fn project_at_with(
     listings: &Listings,
     path: &Path,
     name: String,
