@@ -201,7 +201,9 @@ pub(crate) fn assess_bank(
         .enumerate()
         .map(|(index, file)| {
             let cadence = *settings.cadence_days.get(&file.role)?;
-            if file.load == LoadKind::Never {
+            // An empty file says nothing that can go stale (its emptiness is a finding of
+            // its own).
+            if file.load == LoadKind::Never || file.size == 0 {
                 return None;
             }
             let mine = activity.get(index).copied().unwrap_or_default();
@@ -362,7 +364,10 @@ mod tests {
     use std::time::Duration;
 
     fn file(name: &str, role: Role) -> MemoryFile {
-        MemoryFile::for_test(PathBuf::from(name), name, role)
+        MemoryFile {
+            size: 100,
+            ..MemoryFile::for_test(PathBuf::from(name), name, role)
+        }
     }
 
     fn bank(files: Vec<MemoryFile>) -> Bank {
@@ -607,6 +612,25 @@ mod tests {
                 "older than the latest commit by 4 days".into()
             ))
         );
+    }
+
+    #[test]
+    fn an_empty_file_is_not_judged_for_staleness() {
+        let empty = MemoryFile {
+            size: 0,
+            ..file("CLAUDE.local.md", Role::Instructions)
+        };
+        let b = bank(vec![empty, file("CLAUDE.md", Role::Instructions)]);
+        let old = FileActivity {
+            updated: Some(day(0)),
+            ..Default::default()
+        };
+        let project = ProjectActivity {
+            latest_commit: Some(day(300)),
+        };
+        let result = assess_bank(&b, &[old; 2], &project, &StalenessSettings::default());
+        assert!(result[0].is_none());
+        assert_eq!(result[1].as_ref().map(|s| s.level), Some(Freshness::Aging));
     }
 
     #[test]
