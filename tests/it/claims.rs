@@ -945,3 +945,35 @@ fn names_of_another_system_or_given_to_another_thing_are_not_said_missing_from_t
         "{json:#}"
     );
 }
+
+#[test]
+fn a_missing_file_is_offered_the_file_of_its_name_nearest_to_where_it_was_said_to_be() {
+    let repo = GitRepo::folder("shop");
+    repo.init();
+    repo.write("AGENTS.md", "# Shop\n\nModules live in `modules/`.\n");
+    for module in ["abandoned-carts", "newsletter"] {
+        repo.write(
+            &format!("modules/{module}/src/__tests__/service-impl.test.ts"),
+            "test('x', () => {});\n",
+        );
+    }
+    repo.write("modules/newsletter/tests/setup.ts", "export {};\n");
+    repo.write(
+        "modules/newsletter/AGENTS.md",
+        "# Newsletter\n\nThirty tests in `tests/service-impl.test.ts` cover the controller.\n",
+    );
+    repo.commit_all("first");
+    let sandbox = Sandbox::new();
+    let json = sandbox.run(&["check", "--json", s(&repo.dir)]).json();
+    let offered: Vec<String> = claim_findings(&json, &repo.dir)
+        .into_iter()
+        .filter(|(_, file, _, _)| file == "modules/newsletter/AGENTS.md")
+        .map(|(_, _, _, message)| message)
+        .collect();
+    assert_eq!(offered.len(), 1, "{json:#}");
+    assert!(
+        offered[0]
+            .contains("did it become `modules/newsletter/src/__tests__/service-impl.test.ts`?"),
+        "{offered:?}"
+    );
+}

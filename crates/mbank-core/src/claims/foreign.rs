@@ -6,8 +6,8 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use super::Made;
 use super::extract::ClaimKind;
+use super::{Made, prefixes};
 
 /// Fewest names a section must hold, none found, before it is taken for another system's.
 const FOREIGN_SECTION_NAMES: usize = 3;
@@ -64,20 +64,26 @@ fn attributed_at(before: &str) -> bool {
 }
 
 /// The claims of `made` (by position) that name code in a section of a memory file
-/// holding at least [`FOREIGN_SECTION_NAMES`] names searched for, of which none was found:
-/// `found` says whether a name was found, `None` where it was not searched for.
+/// holding at least [`FOREIGN_SECTION_NAMES`] names searched for (`searched`, sorted), of
+/// which none was found (`found`).
 pub(super) fn in_sections_of_others(
     made: &[Made<'_>],
-    found: impl Fn(&Made<'_>) -> Option<bool>,
+    searched: &[String],
+    found: &HashSet<String>,
 ) -> HashSet<usize> {
     let mut sections: HashMap<(&Path, &str), (Vec<usize>, bool)> = HashMap::new();
     for (at, m) in made.iter().enumerate() {
         if m.claim.kind != ClaimKind::Symbol {
             continue;
         }
-        let Some(found) = found(m) else {
+        let spellings = prefixes::spellings(&m.prefixes, &m.claim.text);
+        if !spellings
+            .iter()
+            .all(|name| searched.binary_search(name).is_ok())
+        {
             continue;
-        };
+        }
+        let found = spellings.iter().any(|name| found.contains(name));
         let (members, any_found) = sections
             .entry((m.doc.path, m.section.as_str()))
             .or_default();

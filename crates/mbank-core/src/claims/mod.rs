@@ -670,13 +670,7 @@ fn verify(
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (found_names, ignored)
     });
-    let others = foreign::in_sections_of_others(made, |m| {
-        let spellings = prefixes::spellings(&m.prefixes, &m.claim.text);
-        let searched = spellings
-            .iter()
-            .all(|name| names.binary_search(name).is_ok());
-        searched.then(|| spellings.iter().any(|name| found_names.contains(name)))
-    });
+    let others = foreign::in_sections_of_others(made, &names, &found_names);
     let mut missing_paths: Vec<(&Made<'_>, Vec<String>)> = Vec::new();
     for (at, (m, missing)) in made.iter().zip(missing).enumerate() {
         let text = m.claim.text.as_str();
@@ -877,7 +871,9 @@ fn path_message(
     if !anchored {
         return None;
     }
-    let message = match candidates.first().and_then(|c| index.similar(c)) {
+    // The most specific spelling (relative to the memory's own folder) is nearest.
+    let deepest = candidates.iter().max_by_key(|c| c.matches('/').count());
+    let message = match deepest.and_then(|c| index.similar(c)) {
         Some(similar) => format!(
             "`{claim}` is not in the work tree (git tracks no file or folder by that path); did it become `{similar}`?"
         ),

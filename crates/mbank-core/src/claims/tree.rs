@@ -513,20 +513,31 @@ impl CodeIndex {
             return None;
         }
         let dir = rel.rsplit_once('/').map(|(d, _)| d);
-        let mut same_name = None;
+        // Of the files of that name, the one nearest the path: most folders in common
+        // (a module's own test, not another module's of the same name).
+        let shared = |file: &str| {
+            rel.split('/')
+                .zip(file.split('/'))
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        let mut same_name: Option<(&str, usize)> = None;
         for file in &self.files {
             let (file_dir, file_name) = match file.rsplit_once('/') {
                 Some((d, n)) => (Some(d), n),
                 None => (None, file.as_str()),
             };
-            if file_name == name && same_name.is_none() {
-                same_name = Some(file.as_str());
+            if file_name == name {
+                let nearness = shared(file);
+                if same_name.is_none_or(|(_, best)| nearness > best) {
+                    same_name = Some((file.as_str(), nearness));
+                }
             }
             if file_dir == dir && file_name.split('.').next() == Some(stem) && file_name != name {
                 return Some(file);
             }
         }
-        same_name
+        same_name.map(|(file, _)| file)
     }
 
     pub(crate) fn manifests(&self) -> &Manifests {
