@@ -619,4 +619,24 @@ vendor said.\n\n### Static bundles\n\nRejected: too large.\n";
             (DecisionStatus::Accepted, None)
         );
     }
+
+    #[test]
+    fn fields_set_side_by_side_on_one_line_are_each_read() {
+        let text = "# ADR 0002 — Synchronous SQLAlchemy\n\n**Date:** 2026-07-08 · **Status:** Accepted\n\n## Context\n\nText.\n";
+        let d = parse_adr(Path::new("0002-sync-sqlalchemy.md"), text).unwrap();
+        assert_eq!(
+            (d.status, d.date),
+            (DecisionStatus::Accepted, date("2026-07-08"))
+        );
+        let text = "# ADR 0003 — Tokens\n\nStatus: Superseded | Date: 2026-07-09 | Superseded by: ADR-0004\n";
+        let d = parse_adr(Path::new("0003-tokens.md"), text).unwrap();
+        assert_eq!(
+            (d.status, d.date, d.superseded_by),
+            (
+                DecisionStatus::Superseded,
+                date("2026-07-09"),
+                vec!["ADR-0004".to_string()]
+            )
+        );
+    }
 }

@@ -83,6 +83,17 @@ const FIELD_KEY_MAX_CHARS: usize = 31;
 /// [`FIELD`]'s captures of `line`, when its key is short enough. The key is lazy: the
 /// regex finds the shortest key the rest of the line fits, so when that one is too long
 /// every other is too, and the line holds no field.
+/// What separates the fields a line sets side by side (`**Date:** 2026-07-08 ·
+/// **Status:** Accepted`), when every part of it is a field; not a table's row.
+fn fields_separator(line: &str) -> Option<&'static str> {
+    if line.trim_start().starts_with('|') {
+        return None;
+    }
+    [" · ", " • ", " | "].into_iter().find(|separator| {
+        line.contains(separator) && line.split(separator).all(|part| field(part).is_some())
+    })
+}
+
 fn field(line: &str) -> Option<regex::Captures<'_>> {
     // Before a field's colon come only the list marker, bold marks, the key's letters
     // and spaces, and a qualifier in brackets (`Date (UTC):`, `Decision (2026-02-21):`):
@@ -316,6 +327,8 @@ fn period_label(line: &str) -> Option<String> {
 }
 
 pub(super) fn read_fields<'a>(lines: impl Iterator<Item = &'a str>) -> EntryFields {
+    // A line holds no line break: split at one, it stays whole.
+    let lines = lines.flat_map(|line| line.split(fields_separator(line).unwrap_or("\n")));
     let mut fields = EntryFields::default();
     // A line that is only a date (under a heading naming it, in whatever language): the
     // entry's date when no field gives one.
