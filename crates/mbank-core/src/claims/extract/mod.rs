@@ -193,7 +193,10 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         let lower_heading = headings.last().map_or("", |h| h.title.as_str());
         // The line's prose, code spans blanked: `legacy.rs` is no word about the past.
         let lower = line.to_lowercase();
-        if says_not_current(&lower) || is_open_task(trimmed) || lists_examples(&text[range.clone()])
+        if says_not_current(&lower)
+            || is_open_task(trimmed)
+            || opens_with_a_day(trimmed)
+            || lists_examples(&text[range.clone()])
         {
             continue;
         }
@@ -513,6 +516,19 @@ fn is_arrow(between: &str) -> bool {
 
 /// Whether a heading names a year of this century (`2025`, `2026-03-09`, `(July 2026)`)
 /// as a number of its own, not part of a longer one.
+/// Whether a line opens with the day it was written (`[2025-04-01 10:12:00] - Fixed …`,
+/// `- 2025-04-01: …`): a log's entry, which records what held that day.
+fn opens_with_a_day(line: &str) -> bool {
+    let text = line.trim_start_matches(['-', '*', '+', ' ', '[', '(']);
+    let b = text.as_bytes();
+    b.len() >= 10
+        && b[..4].iter().all(u8::is_ascii_digit)
+        && matches!(b[4], b'-' | b'/' | b'.')
+        && b[5..7].iter().all(u8::is_ascii_digit)
+        && b[7] == b[4]
+        && b[8..10].iter().all(u8::is_ascii_digit)
+}
+
 fn names_a_year(heading: &str) -> bool {
     heading
         .split(|c: char| !c.is_ascii_digit())

@@ -454,3 +454,16 @@ fn a_sentence_opening_by_saying_there_is_none_of_a_name_claims_it_not() {
     let names: Vec<&str> = found.iter().map(|(_, name, _)| name.as_str()).collect();
     assert_eq!(names, ["saveNote", "playNote"]);
 }
+
+#[test]
+fn a_line_opening_with_the_day_it_was_written_records_that_day_only() {
+    let found = texts(
+        "# Active Context\n\n[2025-04-01 10:12:00] - Fixed `SyncState` in `src/sync.py`.\n\
+         - 2025-04-02: moved `src/old.py` away.\n- Now `src/sync.py` holds `SyncState`.\n",
+    );
+    let names: Vec<(&str, usize)> = found
+        .iter()
+        .map(|(_, name, line)| (name.as_str(), *line))
+        .collect();
+    assert_eq!(names, [("src/sync.py", 5), ("SyncState", 5)]);
+}
