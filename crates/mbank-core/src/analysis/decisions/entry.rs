@@ -86,7 +86,8 @@ const FIELD_KEY_MAX_CHARS: usize = 31;
 /// What separates the fields a line sets side by side (`**Date:** 2026-07-08 ·
 /// **Status:** Accepted`), when every part of it is a field; not a table's row.
 fn fields_separator(line: &str) -> Option<&'static str> {
-    if line.trim_start().starts_with('|') {
+    // One pass over the line rules out nearly all of them.
+    if !line.contains(['·', '•', '|']) || line.trim_start().starts_with('|') {
         return None;
     }
     [" · ", " • ", " | "].into_iter().find(|separator| {
