@@ -494,11 +494,32 @@ pub(crate) fn gather_git_listing(
     claims: Option<&ClaimChecker>,
     memo: &HistoryMemo,
 ) -> Vec<GitState> {
+    let folders: Vec<&Path> = projects.iter().map(|(p, _)| p.path.as_path()).collect();
+    let found = find_repositories(&folders, claims, memo);
+    gather_found(found, projects, claims, memo)
+}
+
+/// The repositories of some projects' folders, each with the projects in it (by index)
+/// and their views of it; a project whose repository git refuses has its error.
+pub(crate) struct FoundRepositories {
+    states: Vec<GitState>,
+    repositories: BTreeMap<PathBuf, Vec<(usize, GitRepo)>>,
+}
+
+/// Finds the repositories of `folders` (a `stat` per folder; git only where a `.git`
+/// entry is). With `claims`, each repository's walk of history starts now, beside
+/// whatever the caller does next: where paths went is the slowest question of a
+/// repository's first check.
+pub(crate) fn find_repositories(
+    folders: &[&Path],
+    claims: Option<&ClaimChecker>,
+    memo: &HistoryMemo,
+) -> FoundRepositories {
     let mut finder = RepoFinder::remembering(memo.folder(), memo.started());
-    let mut states: Vec<GitState> = projects.iter().map(|_| GitState::Absent).collect();
+    let mut states: Vec<GitState> = folders.iter().map(|_| GitState::Absent).collect();
     let mut repositories: BTreeMap<PathBuf, Vec<(usize, GitRepo)>> = BTreeMap::new();
-    for (i, (project, _)) in projects.iter().enumerate() {
-        match finder.find(&project.path) {
+    for (i, folder) in folders.iter().enumerate() {
+        match finder.find(folder) {
             Ok(None) => {}
             Ok(Some(repo)) => repositories
                 .entry(repo.root().to_path_buf())
@@ -508,14 +529,30 @@ pub(crate) fn gather_git_listing(
         }
     }
     if let Some(claims) = claims {
-        // Where paths went is the slowest question of a repository's first check: git
-        // walks it beside the staleness facts rather than once a claim asks.
         let first: Vec<&GitRepo> = repositories
             .values()
             .filter_map(|members| members.first().map(|(_, repo)| repo))
             .collect();
         claims.walk_ahead(&first);
     }
+    FoundRepositories {
+        states,
+        repositories,
+    }
+}
+
+/// Each repository's facts in one pass for all its projects (`projects` in the order
+/// their folders were found); with `claims`, as [`gather_git_listing`].
+pub(crate) fn gather_found(
+    found: FoundRepositories,
+    projects: &[(&Project, &[Bank])],
+    claims: Option<&ClaimChecker>,
+    memo: &HistoryMemo,
+) -> Vec<GitState> {
+    let FoundRepositories {
+        mut states,
+        repositories,
+    } = found;
     for members in repositories.into_values() {
         let files: Vec<Vec<PathBuf>> = members
             .iter()

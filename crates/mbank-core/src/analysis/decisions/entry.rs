@@ -86,8 +86,10 @@ const FIELD_KEY_MAX_CHARS: usize = 31;
 /// What separates the fields a line sets side by side (`**Date:** 2026-07-08 ·
 /// **Status:** Accepted`), when every part of it is a field; not a table's row.
 fn fields_separator(line: &str) -> Option<&'static str> {
-    // One pass over the line rules out nearly all of them.
-    if !line.contains(['·', '•', '|']) || line.trim_start().starts_with('|') {
+    // One pass over the bytes rules out nearly all of them: `|`, or the last byte of
+    // `·` (U+00B7) or `•` (U+2022), which no other character of a line ends with often.
+    let may_separate = line.bytes().any(|b| matches!(b, b'|' | 0xB7 | 0xA2));
+    if !may_separate || line.trim_start().starts_with('|') {
         return None;
     }
     [" · ", " • ", " | "].into_iter().find(|separator| {

@@ -169,24 +169,19 @@ pub(super) fn may_contain_word(text: &str, words: &[&[u8]]) -> bool {
     if !is_ascii(text) {
         return true;
     }
-    // One pass over the text for all the words: only where a byte starts one of them (in
-    // either case) are the words compared.
-    let mut starts = [false; 256];
-    for word in words {
+    // Each word's first letter, in either case, found with `memchr` (vectorised): only
+    // there is the word compared.
+    let bytes = text.as_bytes();
+    words.iter().any(|word| {
         let Some(&first) = word.first() else {
             return true;
         };
-        starts[usize::from(first.to_ascii_lowercase())] = true;
-        starts[usize::from(first.to_ascii_uppercase())] = true;
-    }
-    let bytes = text.as_bytes();
-    bytes.iter().enumerate().any(|(at, &byte)| {
-        starts[usize::from(byte)]
-            && words.iter().any(|word| {
-                bytes
-                    .get(at..at + word.len())
-                    .is_some_and(|here| here.eq_ignore_ascii_case(word))
-            })
+        let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+        memchr::memchr2_iter(lower, upper, bytes).any(|at| {
+            bytes
+                .get(at..at + word.len())
+                .is_some_and(|here| here.eq_ignore_ascii_case(word))
+        })
     })
 }
 

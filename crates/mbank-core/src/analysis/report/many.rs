@@ -3,13 +3,16 @@
 //! of them, then each project is analysed on whichever core is free. Every project's
 //! listing and analysis run on one thread, so what it read is recorded whole.
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use parking_lot::Mutex;
 
 use super::{Analyzer, Depth, ProjectReport};
-use crate::analysis::git_evidence::{GitState, RepoStamps, Repository, gather_git_listing};
+use crate::analysis::git_evidence::{
+    GitState, RepoStamps, Repository, find_repositories, gather_found, gather_git_listing,
+};
 use crate::io::reads::{self, Reads};
 use crate::model::{Bank, Project};
 use crate::scan::listings::Listings;
@@ -64,11 +67,41 @@ impl<'a> Analyzer<'a> {
         };
         let claims = Arc::clone(&self.claims);
         let _held = claims.hold();
-        let listed = on_workers(self, &mut workers, projects, |analyzer, project| {
-            reads::recording(|| analyzer.list(project))
+        // A few projects (`check PATH` in a hook): their repositories are found, and a
+        // first check's walk of history started, while they are listed, since that walk
+        // takes longer than everything else. Many projects are left to the listings,
+        // which tell without a `stat` each which of them no repository holds.
+        let find_early = depth.git && projects.len() < PARALLEL_MIN_PROJECTS;
+        let history = Arc::clone(&self.history);
+        let (listed, found_early) = std::thread::scope(|scope| {
+            let finding = find_early.then(|| {
+                let claims = depth.validate.then_some(&*claims);
+                let history = &*history;
+                scope.spawn(move || {
+                    let folders: Vec<&Path> = projects.iter().map(|p| p.path.as_path()).collect();
+                    find_repositories(&folders, claims, history)
+                })
+            });
+            let listed = on_workers(self, &mut workers, projects, |analyzer, project| {
+                reads::recording(|| analyzer.list(project))
+            });
+            let found = finding.map(|finding| {
+                finding
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            });
+            (listed, found)
         });
         let mut states: Vec<GitState> = projects.iter().map(|_| GitState::Absent).collect();
-        if depth.git {
+        if let Some(found) = found_early {
+            let pairs: Vec<(&Project, &[Bank])> = projects
+                .iter()
+                .zip(&listed)
+                .map(|(project, (banks, _))| (project, banks.as_slice()))
+                .collect();
+            let claims = depth.validate.then_some(&*self.claims);
+            states = gather_found(found, &pairs, claims, &self.history);
+        } else if depth.git {
             // A project the listings show outside every repository is not looked up again
             // (a path resolved and a `stat` per project, on this one thread).
             let store = self.listings.unwrap_or(&self.own_facts);
