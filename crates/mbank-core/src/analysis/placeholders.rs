@@ -35,6 +35,10 @@ fn is_placeholder_content(content: &str) -> bool {
         // `[T19 Phase 2 Refactor]`, `[TASK-12] …`: a filled-in task reference.
         return false;
     }
+    if says_none(content) {
+        // `[None]`, `[Нет]`: a section filled in with "nothing", not left blank.
+        return false;
+    }
     let has_lower = content.chars().any(char::is_lowercase);
     if !has_lower {
         // `[DONE]`, `[WIP]`, `[x]`-like markers.
@@ -48,6 +52,47 @@ fn is_placeholder_content(content: &str) -> bool {
         && content
             .chars()
             .all(|c| c.is_alphabetic() || c == ' ' || c == '-')
+}
+
+/// "None", "nothing" or "not applicable" alone, in the languages banks are written in:
+/// what a writer fills a section with when there is nothing to say.
+fn says_none(content: &str) -> bool {
+    let lower = content.trim_end_matches(['.', '!']).trim().to_lowercase();
+    matches!(
+        lower.as_str(),
+        "none"
+            | "nothing"
+            | "n/a"
+            | "not applicable"
+            | "nil"
+            | "нет"
+            | "ничего"
+            | "немає"
+            | "keine"
+            | "keiner"
+            | "nichts"
+            | "ninguno"
+            | "ninguna"
+            | "nada"
+            | "nenhum"
+            | "nenhuma"
+            | "aucun"
+            | "aucune"
+            | "rien"
+            | "nessuno"
+            | "niente"
+            | "geen"
+            | "brak"
+            | "yok"
+            | "なし"
+            | "無し"
+            | "特になし"
+            | "无"
+            | "無"
+            | "没有"
+            | "沒有"
+            | "없음"
+    )
 }
 
 /// Whether bracketed text opens with a task id: letters then digits in one word
@@ -241,6 +286,27 @@ mod tests {
             - [COMPLETED] Implement X\n\
             > [!NOTE]\n";
         assert_eq!(placeholder_lines(text), vec![2, 3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn a_section_filled_with_none_in_any_language_is_no_placeholder() {
+        for filled in [
+            "[None]",
+            "[Нет]",
+            "[N/A]",
+            "[なし]",
+            "[Keine]",
+            "[Ninguno.]",
+        ] {
+            assert!(
+                !is_placeholder_content(&filled[1..filled.len() - 1]),
+                "{filled}"
+            );
+        }
+        assert!(is_placeholder_content(
+            "Будет определено в фазе проектирования"
+        ));
+        assert!(is_placeholder_content("None of the above yet"));
     }
 
     #[test]

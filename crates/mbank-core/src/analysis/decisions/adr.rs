@@ -15,6 +15,8 @@ use super::{Decision, DecisionStatus, DecisionStyle};
 use crate::formats;
 use crate::markup::markdown;
 
+/// The most words a line standing alone in a section may have and still be a status.
+const STATUS_LINE_MAX_WORDS: usize = 8;
 /// `decision_20260204123036.md`: a record named by its moment.
 static DECISION_FILE_STAMP: LazyLock<Regex> = LazyLock::new(|| {
     regex(
@@ -239,8 +241,12 @@ pub(crate) fn parse_adr(path: &Path, text: &str) -> Option<Decision> {
         .or(front.status)
         .or_else(|| named("status").and_then(DecisionStatus::parse))
         .or_else(|| {
+            // A status is a few words ("Superseded by ADR-5", "Accepted 2026-04-18"); a
+            // sentence of a section that happens to be one line ("Considering we stick
+            // to the LTS versions, …" under `## Context`) says no status.
             sections
                 .iter()
+                .filter(|line| line.split_whitespace().count() <= STATUS_LINE_MAX_WORDS)
                 .filter_map(|line| DecisionStatus::parse(line))
                 .find(|status| *status != DecisionStatus::Unknown)
         })
@@ -460,6 +466,16 @@ mod tests {
         .unwrap();
         assert_eq!(d.title, "2. Limits and 3. more");
         assert_eq!(d.status, DecisionStatus::Unknown);
+        // A one-line section that is a sentence opening with a status-like word says
+        // none; MADR's outcome, an option chosen, says the record was accepted.
+        let d = parse_adr(
+            Path::new("docs/decisions/0002-read-only-interface.md"),
+            "# Read-only interface\n\n## Context and Problem Statement\n\n\
+Considering we stick to the latest LTS versions we get records for read-only types.\n\n\
+## Decision Outcome\n\nChosen option: records\n",
+        )
+        .unwrap();
+        assert_eq!(d.status, DecisionStatus::Accepted);
         assert_eq!(
             d.date, None,
             "one-line sections that are not dates give none"

@@ -32,7 +32,13 @@ pub(super) fn date_undated(path: &Path, text: &str, entries: &mut [Decision]) {
         return;
     }
     let first_entry = entries.iter().map(|d| d.line).min().unwrap_or(usize::MAX);
-    let head = head_fields(text, first_entry);
+    let mut head = head_fields(text, first_entry);
+    if head.date.is_none()
+        && head.month.is_none()
+        && let Some(metadata) = metadata_fields(text)
+    {
+        head = metadata;
+    }
     let (date, month) = match (head.date, head.month, date_in_name(path)) {
         (Some(date), _, _) => (Some(date), None),
         (None, Some(month), _) => (None, Some(month)),
@@ -42,6 +48,44 @@ pub(super) fn date_undated(path: &Path, text: &str, entries: &mut [Decision]) {
     for entry in entries.iter_mut().filter(|d| !d.dated()) {
         entry.date_by(date, month);
     }
+}
+
+/// Headings of a section that describes the document rather than records anything
+/// (`## Metadata` over `- **Date Completed:** 2026-02-12`), in the languages the bank
+/// files are written in.
+const METADATA_TITLES: &[&str] = &[
+    "metadata",
+    "meta",
+    "document metadata",
+    "метаданные",
+    "метадані",
+    "metadaten",
+    "metadatos",
+    "metadados",
+    "métadonnées",
+    "metadati",
+    "メタデータ",
+    "元数据",
+    "元資料",
+    "메타데이터",
+];
+
+/// Whether a heading's text names a metadata section ([`METADATA_TITLES`]).
+pub(super) fn is_metadata_heading(title: &str) -> bool {
+    let title = title.trim().trim_end_matches([':', '：']).trim();
+    METADATA_TITLES.contains(&title.to_lowercase().as_str())
+}
+
+/// The fields of the document's first metadata section ([`METADATA_TITLES`]), up to
+/// the next heading; `None` when it has none.
+fn metadata_fields(text: &str) -> Option<EntryFields> {
+    let mut lines = text.lines();
+    lines.find(|line| {
+        markdown::heading(line).is_some_and(|(_, title)| is_metadata_heading(&title))
+    })?;
+    Some(read_fields(
+        lines.take_while(|line| markdown::heading(line).is_none()),
+    ))
 }
 
 /// A whole date in a file's name, year first: `2026-01-02`, `2026_01_02` or `20260102`,
@@ -103,6 +147,29 @@ mod tests {
                 ("CSS variables for themes".to_string(), date("2026-02-18")),
                 ("Dark mode by default".to_string(), date("2026-03-01")),
             ]
+        );
+    }
+
+    #[test]
+    fn a_metadata_section_dates_the_entries_that_give_none() {
+        let text = "# Archive: app redesign\n\n## Metadata\n\n- **Task ID:** app-redesign-001\n\
+- **Date Completed:** 2026-02-12\n\n## Summary\n\nDone.\n\n### Design Decisions\n\n\
+### Decision: Tokens in CSS variables\n**Rationale:** one source\n";
+        assert_eq!(
+            dates("memory-bank/archive/archive-app-redesign-001.md", text),
+            [("Tokens in CSS variables".to_string(), date("2026-02-12"))]
+        );
+        let russian = text.replace("## Metadata", "## Метаданные");
+        assert_eq!(
+            dates("memory-bank/archive/archive-app-redesign-001.md", &russian),
+            [("Tokens in CSS variables".to_string(), date("2026-02-12"))]
+        );
+        // A section of another name says nothing of the document.
+        let other = text.replace("## Metadata", "## Follow-up");
+        let dated = dates("memory-bank/archive/archive-app-redesign-001.md", &other);
+        assert!(
+            dated.contains(&("Tokens in CSS variables".to_string(), None)),
+            "{dated:?}"
         );
     }
 

@@ -262,7 +262,7 @@ fn names_not_made_from(text: &str, leading: usize) -> bool {
             .is_some_and(|w| w.chars().all(|c| c.is_ascii_digit()));
     issue_title
         || (words.iter().take(leading)).any(|w| NOT_MADE_WORDS.contains(&w.as_str()))
-        || NOT_MADE_CJK.iter().any(|w| lower.contains(w))
+        || (!lower.is_ascii() && NOT_MADE_CJK.iter().any(|w| lower.contains(w)))
 }
 
 /// Leading phrases of a line that only points to where a decision is recorded ("Full
@@ -729,6 +729,22 @@ pub(super) fn status_of_field(value: &str) -> Option<DecisionStatus> {
         }
     }
     Some(status)
+}
+
+/// A heading that is a part of a block explaining its decision (Context, Rationale,
+/// Alternatives, Consequences, Implementation Details), in any language.
+pub(super) fn names_an_explaining_part(heading: &str) -> bool {
+    matches!(
+        super::entry::canonical_key(&super::text::clean_title(heading).to_lowercase()),
+        "context"
+            | "implementation details"
+            | "implementation notes"
+            | "rationale"
+            | "alternatives considered"
+            | "alternatives"
+            | "consequences"
+            | "options considered"
+    )
 }
 
 /// Leading verbs of something that happened rather than a choice: a merge, a release.

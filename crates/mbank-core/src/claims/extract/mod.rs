@@ -21,9 +21,9 @@ pub(super) use examples::is_list_item;
 use examples::is_naming_example;
 
 use vocabulary::{
-    BARE_FILES, DEPENDENCY_HEADINGS, EXTENSIONS, GONE_WORDS, JS_LIBRARIES, NEW_FILE_MARKS,
-    NONE_OPENERS, NOT_DEPENDENCIES, NOT_SYMBOLS, OPTIONAL_WORDS, heading_names_not_current,
-    lists_examples, names_the_platform_s_own, says_not_current,
+    AGENT_TOOLS, BARE_FILES, DEPENDENCY_HEADINGS, EXTENSIONS, GONE_WORDS, JS_LIBRARIES,
+    NEW_FILE_MARKS, NONE_OPENERS, NOT_DEPENDENCIES, NOT_SYMBOLS, OPTIONAL_WORDS,
+    heading_names_not_current, lists_examples, names_the_platform_s_own, says_not_current,
 };
 
 /// The tool that runs a named script.
@@ -897,7 +897,11 @@ fn symbol_candidate(code: &str) -> Option<(ClaimKind, String)> {
     } else {
         body
     };
-    if !IDENT.is_match(last) || last.len() < 4 || NOT_SYMBOLS.contains(&last) {
+    if !IDENT.is_match(last)
+        || last.len() < 4
+        || NOT_SYMBOLS.contains(&last)
+        || AGENT_TOOLS.contains(&last)
+    {
         return None;
     }
     // A naming pattern with a slot for the name (`useXxxStore`, `IFooService`) names no

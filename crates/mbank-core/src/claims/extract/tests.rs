@@ -158,6 +158,18 @@ fn a_naming_pattern_with_a_slot_is_no_symbol() {
 }
 
 #[test]
+fn an_agent_s_own_tools_are_no_symbols_of_the_code() {
+    assert_eq!(
+        texts(
+            "# Agent rules\n\n## Tools that need confirmation\n\n\
+             - `search_replace` / `ApplyPatch` / `edit_file` / `MultiEdit` / `write_to_file`\n\
+             - `RefundService` handles refunds\n"
+        ),
+        vec![(ClaimKind::Symbol, "RefundService".into(), 6)]
+    );
+}
+
+#[test]
 fn removals_plans_and_examples_in_any_language_and_dated_sections_are_no_claims() {
     let found = texts(
         "# Progress\n\n- удалены `FileInfoUtil`, `SettingsDataStore`\n- 已删除 `OldLoader`；计划把代码放到 `src/jobs/`\n- Целевая структура может быть `worker/jobs`\n- `DataLoaderFactory` collapsed into `load_xlsx()`\n- `src/app.rs` starts the server\n\n## Recently Completed (March 2026)\n\n- Added `src/old_merge.py`\n\n## Known issues\n\n- `src/cache.rs` leaks\n",

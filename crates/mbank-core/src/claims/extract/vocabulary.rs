@@ -225,6 +225,70 @@ pub(super) const NOT_SYMBOLS: &[&str] = &[
     "node_modules",
 ];
 
+/// The tools coding agents are given, as their documentation names them (Claude Code's
+/// `MultiEdit`, Cursor's `search_replace`, Cline's `write_to_file`, Codex's `apply_patch`,
+/// Gemini CLI's `save_memory`): memory that lists which tools an agent may use speaks of
+/// the agent, not of this code.
+pub(super) const AGENT_TOOLS: &[&str] = &[
+    // Claude Code
+    "MultiEdit",
+    "WebFetch",
+    "WebSearch",
+    "NotebookEdit",
+    "NotebookRead",
+    "TodoWrite",
+    "TodoRead",
+    "ExitPlanMode",
+    "BashOutput",
+    "KillShell",
+    "SlashCommand",
+    // Cursor
+    "codebase_search",
+    "read_file",
+    "run_terminal_cmd",
+    "list_dir",
+    "grep_search",
+    "edit_file",
+    "file_search",
+    "delete_file",
+    "search_replace",
+    "web_search",
+    "edit_notebook",
+    "todo_write",
+    "update_memory",
+    "create_diagram",
+    // Cline, Roo Code, Kilo Code
+    "write_to_file",
+    "replace_in_file",
+    "apply_diff",
+    "insert_content",
+    "search_and_replace",
+    "execute_command",
+    "list_files",
+    "search_files",
+    "list_code_definition_names",
+    "browser_action",
+    "use_mcp_tool",
+    "access_mcp_resource",
+    "ask_followup_question",
+    "attempt_completion",
+    "new_task",
+    "switch_mode",
+    "fetch_instructions",
+    // Codex
+    "apply_patch",
+    "ApplyPatch",
+    "update_plan",
+    // Gemini CLI
+    "read_many_files",
+    "write_file",
+    "search_file_content",
+    "run_shell_command",
+    "save_memory",
+    "google_web_search",
+    "web_fetch",
+];
+
 /// Words on a line that say its paths and names are planned, wished for, negated or
 /// gone: such a line claims nothing about the code as it is.
 pub(super) const NOT_CURRENT_WORDS: &[&str] = &[

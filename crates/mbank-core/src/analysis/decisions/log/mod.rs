@@ -24,7 +24,8 @@ fn is_structural_heading(text: &str) -> bool {
     matches!(
         lower.as_str(),
         "table of contents" | "contents" | "toc" | "index" | "decision log" | "decisions"
-    ) || lower.starts_with("template")
+    ) || super::document_date::is_metadata_heading(&lower)
+        || lower.starts_with("template")
         || lower.ends_with("template")
         // How the log itself is kept or read, in a few languages.
         || ["how to use", "how to add", "how to read", "usage", "como usar", "cómo usar", "使用方法", "如何使用", "사용법", "как использовать"]
@@ -464,9 +465,15 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     // list's end (a heading, a thematic break) closes it.
     let mut open_by_bullet = false;
     let mut previous_line = 0;
+    // Whether the heading above is a part of a record explaining its decision (Roo
+    // Code's log keeps `## Rationale` and `## Implementation Details` beside `## Decision`).
+    let mut in_record_part = false;
     for (position, (line, event)) in events.iter().enumerate() {
         if !matches!(event, Event::ListItem { .. }) {
             in_details = false;
+        }
+        if let Event::Heading { text, .. } = event {
+            in_record_part = super::meaning::names_an_explaining_part(text);
         }
         let after_break = (previous_line..*line).any(|i| mask[i] && is_thematic_break(lines[i]));
         previous_line = *line;
@@ -486,6 +493,17 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             Event::Footer => {}
             Event::LogLine { date, title } => {
                 if title.is_empty() || is_placeholder(title) {
+                    continue;
+                }
+                // Stamped as a decision logged above, under a part explaining it: that
+                // decision's rationale or details. (RooFlow appends new decisions at the
+                // end of the file, under whatever part comes last, each with its own stamp.)
+                let explains_one_above = in_record_part
+                    && date.1.is_some()
+                    && drafts
+                        .iter()
+                        .any(|d| d.style == DecisionStyle::LogLine && d.date == Some(*date));
+                if explains_one_above {
                     continue;
                 }
                 open = Some(2);

@@ -199,6 +199,32 @@ fn roo_log_lines_and_footer() {
 }
 
 #[test]
+fn roo_log_lines_explaining_a_decision_under_its_parts_are_not_entries() {
+    let text = "# Decision Log\n\n\
+## Decision\n\
+2025-09-26 00:17:41 - Created the memory bank structure\n\
+\n\
+## Rationale\n\
+2025-09-26 00:17:41 - To keep the project's context across sessions\n\
+\n\
+## Implementation Details\n\
+2025-09-26 00:17:41 - Created five core files\n\
+\n\
+## Decision\n\
+2025-10-02 10:00:00 - Switch the API to FastAPI\n";
+    let d = log(text);
+    let titles: Vec<&str> = d.iter().map(|d| d.title.as_str()).collect();
+    assert_eq!(
+        titles,
+        [
+            "Created the memory bank structure",
+            "Switch the API to FastAPI"
+        ]
+    );
+    assert_eq!(d[0].date, date("2025-09-26"));
+}
+
+#[test]
 fn rooflow_list_logs_give_one_entry_per_bullet_dated_or_not() {
     let text = "# Decision Log\n\n\
 This file records architectural and implementation decisions using a list format.\n\
