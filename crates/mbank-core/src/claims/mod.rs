@@ -20,6 +20,7 @@ mod dependencies;
 mod drawings;
 pub mod extract;
 mod foreign;
+mod moves;
 mod names;
 mod names_memo;
 mod plans;
@@ -40,7 +41,7 @@ use crate::model::Role;
 use extract::{Claim, ClaimKind, FileKind};
 use removals::{Removals, WalksAhead};
 use scripts::script_message;
-use tree::{CodeIndex, Move};
+use tree::CodeIndex;
 
 /// Largest memory file read for claims.
 const MAX_MEMORY_BYTES: u64 = 4 * 1024 * 1024;
@@ -717,6 +718,13 @@ fn verify(
             out.push(finding(m, message));
         }
     }
+    // Where the missing paths went, for all of them in one question to git.
+    index.ask_renames_for(
+        missing_paths
+            .iter()
+            .filter(|(_, candidates)| !is_ignored(&ignored, candidates))
+            .flat_map(|(m, c)| c.iter().map(String::as_str).chain([m.claim.text.as_str()])),
+    );
     for (m, candidates) in missing_paths {
         if is_ignored(&ignored, &candidates) {
             continue;
@@ -780,28 +788,6 @@ fn finding(m: &Made<'_>, message: String) -> Finding {
     )
 }
 
-/// What became of the path `claim` names, each step with the commit that made it.
-fn moved_message(claim: &str, step: &Move) -> String {
-    match (&step.to, &step.then) {
-        (Some(to), None) => format!(
-            "`{claim}` was renamed to `{to}` in {}: update the memory",
-            step.commit
-        ),
-        (Some(to), Some(then)) => format!(
-            "`{claim}` was renamed in {}, and again in {then}: it is now `{to}`; update the memory",
-            step.commit
-        ),
-        (None, None) => format!(
-            "`{claim}` was removed in {} and is not in the work tree",
-            step.commit
-        ),
-        (None, Some(then)) => format!(
-            "`{claim}` was renamed in {}, then removed in {then}, and is not in the work tree",
-            step.commit
-        ),
-    }
-}
-
 /// What to say of a path claim the work tree does not hold: where history says it went;
 /// else, only when its first folder is in the tree (so it names this repository, not
 /// another project, a package or a runtime file), that it is not there. With the message
@@ -822,7 +808,7 @@ fn path_message(
                 .to
                 .as_deref()
                 .and_then(|to| respelled(candidate, claim, to));
-            return Some((moved_message(claim, &step), fix));
+            return Some((moves::moved_message(claim, &step), fix));
         }
         if let Some(step) = index.moved_dir(candidate)
             && let Some(to) = step.to
@@ -843,7 +829,7 @@ fn path_message(
             ));
         }
         if let Some(step) = index.removed_dir(candidate) {
-            return Some((moved_message(claim, &step), None));
+            return Some((moves::moved_message(claim, &step), None));
         }
     }
     // A rule prescribes for every file of a kind: a bare name there (`main.rs`) is any
@@ -858,7 +844,7 @@ fn path_message(
         && let Some(step) = index.moved(from)
     {
         let fix = step.to.as_deref().and_then(|to| respelled(from, claim, to));
-        return Some((moved_message(claim, &step), fix));
+        return Some((moves::moved_message(claim, &step), fix));
     }
     if gone_only {
         return None;

@@ -322,7 +322,7 @@ impl CodeIndex {
 
     /// The renames (old path → new) `git log -M` shows in `commit`; `None` when git
     /// cannot tell. Asked of git once per commit and run, for all of `also` at once.
-    fn renames_in(&self, commit: &str, also: &[&str]) -> Option<Arc<Renames>> {
+    pub(super) fn renames_in(&self, commit: &str, also: &[&str]) -> Option<Arc<Renames>> {
         let mut known = self.renames.lock();
         if !known.contains_key(commit) {
             let mut asked: Vec<&str> = vec![commit];

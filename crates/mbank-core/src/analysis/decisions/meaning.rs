@@ -731,22 +731,6 @@ pub(super) fn status_of_field(value: &str) -> Option<DecisionStatus> {
     Some(status)
 }
 
-/// A heading that is a part of a block explaining its decision (Context, Rationale,
-/// Alternatives, Consequences, Implementation Details), in any language.
-pub(super) fn names_an_explaining_part(heading: &str) -> bool {
-    matches!(
-        super::entry::canonical_key(&super::text::clean_title(heading).to_lowercase()),
-        "context"
-            | "implementation details"
-            | "implementation notes"
-            | "rationale"
-            | "alternatives considered"
-            | "alternatives"
-            | "consequences"
-            | "options considered"
-    )
-}
-
 /// Leading verbs of something that happened rather than a choice: a merge, a release.
 const EVENT_LEADS: &[&str] = &[
     "merged",

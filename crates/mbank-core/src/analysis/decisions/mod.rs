@@ -48,6 +48,7 @@ mod log;
 mod meaning;
 mod pointed;
 mod project;
+mod record_parts;
 mod records_document;
 mod sections;
 mod tables;

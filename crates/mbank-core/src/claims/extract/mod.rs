@@ -6,6 +6,7 @@
 //! design: a token that could be something else (a URL, a glob, a placeholder, a
 //! product name, a plan for later, a note that something was removed) is no claim. The
 //! word lists behind those judgements are in `vocabulary`.
+use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::LazyLock;
 
@@ -13,17 +14,20 @@ use regex::Regex;
 
 mod commands;
 mod examples;
+mod gone;
 mod trees;
 mod vocabulary;
+
+use gone::{file_name_of, gone_sentences, within};
 
 use commands::{PACKAGE_RUN, script_claim, shell_claims};
 pub(super) use examples::is_list_item;
 use examples::is_naming_example;
 
 use vocabulary::{
-    AGENT_TOOLS, BARE_FILES, DEPENDENCY_HEADINGS, EXTENSIONS, GONE_WORDS, JS_LIBRARIES,
-    NEW_FILE_MARKS, NONE_OPENERS, NOT_DEPENDENCIES, NOT_SYMBOLS, OPTIONAL_WORDS,
-    heading_names_not_current, lists_examples, names_the_platform_s_own, says_not_current,
+    AGENT_TOOLS, BARE_FILES, DEPENDENCY_HEADINGS, EXTENSIONS, JS_LIBRARIES, NEW_FILE_MARKS,
+    NOT_DEPENDENCIES, NOT_SYMBOLS, OPTIONAL_WORDS, heading_names_not_current, lists_examples,
+    names_the_platform_s_own, says_not_current,
 };
 
 /// The tool that runs a named script.
@@ -134,6 +138,8 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
     }
     let mut commands = in_blocks.into_iter().peekable();
     let mut example_list = examples::ExampleList::default();
+    // The file names a sentence of the file says were removed.
+    let mut recorded_gone: HashSet<&str> = HashSet::new();
     for (index, line) in prose.split_inclusive('\n').enumerate() {
         let number = index + 1;
         let range = line_start..line_start + line.len();
@@ -166,6 +172,9 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
         let mut previous: Option<(usize, usize)> = None;
         while span_index < spans.len() && spans[span_index].start < range.end {
             let span = &spans[span_index];
+            if within(&gone, span.start) {
+                recorded_gone.insert(file_name_of(strip_ticks(&text[span.clone()])));
+            }
             if span.start >= range.start
                 && !within(&gone, span.start)
                 && !struck
@@ -239,6 +248,11 @@ pub fn claims(text: &str, kind: FileKind) -> Vec<Claim> {
                 i += 1;
             }
         }
+    }
+    // A path whose file the memory itself says elsewhere was removed (a task listing
+    // `src/old/converter.h`, done, then "deleted `converter.h`") is not claimed present.
+    if !recorded_gone.is_empty() {
+        out.retain(|c| c.kind != ClaimKind::Path || !recorded_gone.contains(file_name_of(&c.text)));
     }
     // A name the file's own examples import from a package (`import { watchEffect } from
     // 'vue'`) is the package's API, not a name of the project's code.
@@ -407,79 +421,6 @@ fn package_imports(text: &str) -> std::collections::HashSet<&str> {
         }
     }
     names
-}
-
-/// Whether a sentence (in lower case) opens by saying there is none of what it names
-/// (`No \`findById\` — uses \`findMany\``, `Kein \`x\``, `Нет \`x\``).
-fn opens_with_none_of(sentence: &str) -> bool {
-    let text = sentence
-        .trim_start()
-        .trim_start_matches(['-', '*', '+', ' ']);
-    NONE_OPENERS.iter().any(|word| {
-        text.strip_prefix(word)
-            .is_some_and(|rest| rest.trim_start().starts_with('`'))
-    })
-}
-
-/// The sentences of `prose` that say what they name is gone ([`GONE_WORDS`]), as byte
-/// ranges: "the legacy stack (`a.ts`, `b.json`, …) was deleted." runs over several lines.
-/// A sentence ends at its stop (`.`, `。`, `!`, `?` …) or where a list item, heading or
-/// blank line starts; a semicolon joins its clauses ("…`x.md` held it；that file was
-/// removed").
-fn gone_sentences(prose: &str, text: &str) -> Vec<Range<usize>> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let close = |from: usize, to: usize, out: &mut Vec<Range<usize>>| {
-        if to > from {
-            // A sentence wraps where its writer broke the line ("There is no\n`x.rs`").
-            let lower = prose[from..to].to_lowercase().replace('\n', " ");
-            // The code spans prose blanks out are read in the text itself, at the same place.
-            let none_of = text
-                .get(from..to)
-                .is_some_and(|sentence| opens_with_none_of(&sentence.to_lowercase()));
-            if GONE_WORDS.iter().any(|word| lower.contains(word)) || none_of {
-                out.push(from..to);
-            }
-        }
-    };
-    let mut offset = 0;
-    for line in prose.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        let opens = trimmed.trim().is_empty()
-            || trimmed.starts_with('#')
-            || trimmed.starts_with("- ")
-            || trimmed.starts_with("* ")
-            || trimmed.starts_with("+ ")
-            || trimmed
-                .split_once(". ")
-                .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-        if opens {
-            close(start, offset, &mut out);
-            start = offset;
-        }
-        let mut chars = line.char_indices().peekable();
-        while let Some((at, c)) = chars.next() {
-            let ends = match c {
-                '。' | '！' | '？' => true,
-                '.' | '!' | '?' => chars.peek().is_none_or(|(_, next)| next.is_whitespace()),
-                _ => false,
-            };
-            if ends {
-                let end = offset + at + c.len_utf8();
-                close(start, end, &mut out);
-                start = end;
-            }
-        }
-        offset += line.len();
-    }
-    close(start, prose.len(), &mut out);
-    out
-}
-
-/// Whether `at` lies in one of `ranges` (in order, not overlapping).
-fn within(ranges: &[Range<usize>], at: usize) -> bool {
-    let next = ranges.partition_point(|range| range.start <= at);
-    next.checked_sub(1).is_some_and(|i| ranges[i].contains(&at))
 }
 
 /// The headings of a text's prose with their lines (1-based): for each, its own title

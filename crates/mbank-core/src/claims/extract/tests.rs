@@ -158,6 +158,19 @@ fn a_naming_pattern_with_a_slot_is_no_symbol() {
 }
 
 #[test]
+fn a_path_the_file_says_elsewhere_was_removed_is_not_claimed() {
+    assert_eq!(
+        texts(
+            "# Tasks\n\n### P1-6: 未使用コードの削除\n\
+             - **ファイル**: `src/dll/msgpack_converter.h`, `src/dll/ucapi.cpp`\n\
+             - **状態**: [x] 完了 (2026-01-17)\n\
+             - `msgpack_converter.h` を削除\n"
+        ),
+        vec![(ClaimKind::Path, "src/dll/ucapi.cpp".into(), 4)]
+    );
+}
+
+#[test]
 fn an_agent_s_own_tools_are_no_symbols_of_the_code() {
     assert_eq!(
         texts(

@@ -473,7 +473,7 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
             in_details = false;
         }
         if let Event::Heading { text, .. } = event {
-            in_record_part = super::meaning::names_an_explaining_part(text);
+            in_record_part = super::record_parts::names_an_explaining_part(text);
         }
         let after_break = (previous_line..*line).any(|i| mask[i] && is_thematic_break(lines[i]));
         previous_line = *line;
