@@ -4,7 +4,7 @@ use super::tree::{CodeIndex, Move};
 
 impl CodeIndex {
     /// Asks git at once for the renames of every commit that took one of `paths` (or a
-    /// file below one, or a path ending with one) out of the tree, so the questions
+    /// file below one, or the first path ending with one) out of the tree, so the questions
     /// claims ask one by one afterwards start no process each.
     pub(crate) fn ask_renames_for<'p>(&self, paths: impl Iterator<Item = &'p str>) {
         let mut commits: Vec<&str> = Vec::new();
@@ -16,11 +16,12 @@ impl CodeIndex {
             commits.extend(self.removals().get(path).map(|c| c.id.as_str()));
             let prefix = format!("{path}/");
             commits.extend(self.removed_below(&prefix).map(|(_, c)| c.id.as_str()));
+            // Of the paths ending with it, only the first is followed (as the message is).
             let tail = format!("/{path}");
             commits.extend(
                 self.removed_ending(&tail)
-                    .into_iter()
-                    .filter_map(|from| self.removals().get(from))
+                    .first()
+                    .and_then(|from| self.removals().get(*from))
                     .map(|c| c.id.as_str()),
             );
         }
