@@ -666,6 +666,32 @@ fn leads_with(lower: &str, lead: &str) -> bool {
                 .is_none_or(|c| !c.is_alphanumeric()))
 }
 
+/// Whether `text` opens with "instead of", in the languages memory is written in.
+fn opens_with_instead_of(text: &str) -> bool {
+    let text = text.trim_start_matches(|c: char| c.is_whitespace() || c == '*' || c == '_');
+    [
+        "instead of",
+        "rather than",
+        "вместо",
+        "замість",
+        "statt",
+        "anstatt",
+        "en lugar de",
+        "en vez de",
+        "au lieu de",
+        "invece di",
+        "em vez de",
+        "zamiast",
+        "yerine",
+        "而不是",
+        "而非",
+        "の代わりに",
+        "대신",
+    ]
+    .iter()
+    .any(|phrase| text.starts_with(phrase))
+}
+
 /// The part of a title after a short label (`Layout refactor: Implemented X` → `Implemented X`).
 fn after_label(title: &str) -> &str {
     let trimmed = title.trim();
@@ -686,7 +712,11 @@ pub(super) fn status_from_title(title: &str) -> Option<DecisionStatus> {
     let plain = strip_markup(title);
     for text in [plain.trim(), after_label(&plain)] {
         let lower = text.to_lowercase();
-        if let Some((_, status)) = TAKEN.iter().find(|(verb, _)| leads_with(&lower, verb)) {
+        // "disabled instead of show/hide": the word names what was chosen over another
+        // thing, not what became of the entry.
+        if let Some((_, status)) = TAKEN.iter().find(|(verb, _)| {
+            leads_with(&lower, verb) && !opens_with_instead_of(&lower[verb.len()..])
+        }) {
             return Some(*status);
         }
     }
@@ -894,6 +924,12 @@ mod tests {
             Some(DecisionStatus::Reverted)
         );
         assert_eq!(status_from_title("Use Postgres"), None);
+        // The word names the choice made over another thing.
+        assert_eq!(status_from_title("disabled вместо show/hide"), None);
+        assert_eq!(
+            status_from_title("**Disabled** instead of hidden buttons"),
+            None
+        );
         assert_eq!(status_from_title("Implementation details"), None);
         assert_eq!(
             status_of_field("Applied to staging. Disabled same session"),
