@@ -9,7 +9,7 @@ use std::path::Path;
 use chrono::NaiveDate;
 
 use super::Decision;
-use super::entry::{EntryFields, read_fields};
+use super::entry::{EntryFields, content_mask, read_fields};
 use crate::markup::markdown;
 
 /// The fields of a document's head: the lines under its title (front matter and all)
@@ -77,14 +77,20 @@ pub(super) fn is_metadata_heading(title: &str) -> bool {
 }
 
 /// The fields of the document's first metadata section ([`METADATA_TITLES`]), up to
-/// the next heading; `None` when it has none.
+/// the next heading, code blocks left out (a template shown in a fence dates nothing);
+/// `None` when it has none.
 fn metadata_fields(text: &str) -> Option<EntryFields> {
-    let mut lines = text.lines();
-    lines.find(|line| {
-        markdown::heading(line).is_some_and(|(_, title)| is_metadata_heading(&title))
+    let lines: Vec<&str> = text.lines().collect();
+    let mask = content_mask(text, lines.len());
+    let is_heading = |i: usize| mask[i] && markdown::heading(lines[i]).is_some();
+    let start = (0..lines.len()).find(|&i| {
+        mask[i] && markdown::heading(lines[i]).is_some_and(|(_, title)| is_metadata_heading(&title))
     })?;
     Some(read_fields(
-        lines.take_while(|line| markdown::heading(line).is_none()),
+        (start + 1..lines.len())
+            .take_while(|&i| !is_heading(i))
+            .filter(|&i| mask[i])
+            .map(|i| lines[i]),
     ))
 }
 
@@ -163,6 +169,15 @@ mod tests {
         assert_eq!(
             dates("memory-bank/archive/archive-app-redesign-001.md", &russian),
             [("Tokens in CSS variables".to_string(), date("2026-02-12"))]
+        );
+        // Nor does one shown as a template in a code block.
+        let shown = "# Archive: app redesign\n\n```markdown\n## Metadata\n\
+- **Date Completed:** 2026-02-12\n```\n\n### Decision: Tokens in CSS variables\n\
+**Rationale:** one source\n";
+        let dated = dates("memory-bank/archive/archive-app-redesign-001.md", shown);
+        assert!(
+            dated.contains(&("Tokens in CSS variables".to_string(), None)),
+            "{dated:?}"
         );
         // A section of another name says nothing of the document.
         let other = text.replace("## Metadata", "## Follow-up");

@@ -1,5 +1,6 @@
 //! A decision log's entries: the events of its lines turned into entries with their
 //! line spans, body fields, inherited day dates and statuses, in file order.
+use std::collections::HashSet;
 use std::path::Path;
 
 use chrono::{NaiveDate, NaiveTime};
@@ -468,6 +469,8 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
     // Whether the heading above is a part of a record explaining its decision (Roo
     // Code's log keeps `## Rationale` and `## Implementation Details` beside `## Decision`).
     let mut in_record_part = false;
+    // The stamps (day and time) of the log lines taken as entries so far.
+    let mut logged_stamps: HashSet<(NaiveDate, NaiveTime)> = HashSet::new();
     for (position, (line, event)) in events.iter().enumerate() {
         if !matches!(event, Event::ListItem { .. }) {
             in_details = false;
@@ -498,14 +501,11 @@ pub fn parse_log(path: &Path, text: &str) -> Vec<Decision> {
                 // Stamped as a decision logged above, under a part explaining it: that
                 // decision's rationale or details. (RooFlow appends new decisions at the
                 // end of the file, under whatever part comes last, each with its own stamp.)
-                let explains_one_above = in_record_part
-                    && date.1.is_some()
-                    && drafts
-                        .iter()
-                        .any(|d| d.style == DecisionStyle::LogLine && d.date == Some(*date));
-                if explains_one_above {
+                let stamp = date.1.map(|time| (date.0, time));
+                if in_record_part && stamp.is_some_and(|stamp| logged_stamps.contains(&stamp)) {
                     continue;
                 }
+                logged_stamps.extend(stamp);
                 open = Some(2);
                 open_by_line = true;
                 open_by_bullet = false;
